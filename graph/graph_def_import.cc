@@ -1,0 +1,297 @@
+#include "graph/graph_def_import.h"
+
+#include <algorithm>
+#include <deque>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/device_name.h"
+#include "graph/node_def_util.h"
+#include "graph/shape_inference.h"
+#include "graph/tensor_proto_util.h"
+
+namespace dflow {
+namespace {
+
+bool DtypesCompatible(DataType produced, DataType expected) {
+  if (produced == expected) return true;
+  // A ref output may feed a non-ref input of its base type (reading a variable).
+  return IsRefType(produced) && !IsRefType(expected) && BaseType(produced) == expected;
+}
+
+class Importer {
+ public:
+  Importer(const GraphDef& graph_def, const ImportOptions& options, const OpRegistry& ops)
+      : graph_def_(graph_def), options_(options), graph_(std::make_unique<Graph>(ops)) {
+    for (const std::string& t : options.fed_tensors) {
+      absl::StatusOr<TensorId> id = ParseTensorName(t);
+      if (id.ok()) fed_.insert(id->ToString());
+    }
+  }
+
+  std::vector<GraphProblem> Run() {
+    CheckVersions();
+    *graph_->mutable_library() = graph_def_.library();
+    *graph_->mutable_versions() = graph_def_.versions();
+    for (const NodeDef& def : graph_def_.node()) declared_.insert(def.name());
+    for (const NodeDef& def : graph_def_.node()) AddNodeChecked(def);
+    for (const NodeDef& def : graph_def_.node()) ConnectInputs(def);
+    CheckCycles();
+    if (problems_.empty() && options_.infer_shapes) InferAllShapes();
+    return std::move(problems_);
+  }
+
+  std::unique_ptr<Graph> TakeGraph() { return std::move(graph_); }
+
+ private:
+  void AddGraphProblem(std::string message) { problems_.push_back({"", std::move(message)}); }
+  void AddProblem(const NodeDef& def, absl::string_view text) {
+    problems_.push_back({def.name(), absl::StrCat("Node '", def.name(), "' (",
+                                                  def.op().empty() ? "no op" : def.op(),
+                                                  "): ", text)});
+  }
+
+  void CheckVersions() {
+    const VersionDef& v = graph_def_.versions();
+    if (v.producer() < 0) {
+      AddGraphProblem(absl::StrCat("GraphDef producer version ", v.producer(),
+                                   " below min producer 0 supported by dflow.  Please "
+                                   "regenerate your graph."));
+    }
+    if (v.min_consumer() > kGraphDefVersion) {
+      AddGraphProblem(absl::StrCat("GraphDef min consumer version ", v.min_consumer(),
+                                   " above current version ", kGraphDefVersion,
+                                   " for dflow.  Please upgrade dflow."));
+    }
+    for (int bad : v.bad_consumers()) {
+      if (bad == kGraphDefVersion) {
+        AddGraphProblem(absl::StrCat("GraphDef disallows consumer version ", bad, "."));
+      }
+    }
+  }
+
+  bool CheckNameAndOp(const NodeDef& def) {
+    bool ok = true;
+    if (!IsValidNodeName(def.name(), /*allow_internal=*/true)) {
+      AddProblem(def, def.name().empty() ? "node has no name"
+                                         : "Node name contains invalid characters");
+      ok = false;
+    }
+    if (!seen_.insert(def.name()).second) {
+      AddProblem(def, "Node name is not unique");
+      return false;
+    }
+    if (def.op().empty()) {
+      AddProblem(def, "Node does not specify an operation");
+      return false;
+    }
+    if (graph_->FindOpDef(def.op()) == nullptr) {
+      AddProblem(def, absl::StrCat("Op type not registered '", def.op(), "'"));
+      return false;
+    }
+    return ok;
+  }
+
+  bool CheckDevice(const NodeDef& def) {
+    if (def.device().empty()) return true;
+    absl::StatusOr<DeviceName> parsed = ParseDeviceName(def.device());
+    if (parsed.ok()) return true;
+    AddProblem(def, parsed.status().message());
+    return false;
+  }
+
+  bool CheckTensorAttr(const NodeDef& def, const std::string& name, const TensorProto& t) {
+    absl::Status status = CheckTensorProto(t);
+    if (status.ok()) return true;
+    AddProblem(def, absl::StrCat("attr '", name, "' holds a malformed tensor: ",
+                                 status.message()));
+    return false;
+  }
+
+  bool CheckAttrs(const NodeDef& def, const OpDef& op) {
+    bool ok = true;
+    absl::flat_hash_set<std::string> declared;
+    for (const OpDef::AttrDef& attr : op.attr()) {
+      declared.insert(attr.name());
+      const AttrValue* value = FindAttr(def, attr.name());
+      if (value == nullptr) {
+        if (!attr.has_default_value()) {
+          AddProblem(def, absl::StrCat("missing required attr '", attr.name(), "' of type ",
+                                       attr.type()));
+          ok = false;
+        }
+        continue;
+      }
+      std::string why = CheckAttrValue(attr, *value);
+      if (!why.empty()) {
+        AddProblem(def, absl::StrCat("attr '", attr.name(), "' ", why));
+        ok = false;
+      }
+    }
+    for (const auto& [name, value] : def.attr()) {
+      if (!declared.contains(name) && name.rfind('_', 0) != 0) {
+        AddProblem(def, absl::StrCat("attr '", name, "' is not declared by op ", op.name()));
+        ok = false;
+      }
+      if (value.has_tensor()) ok &= CheckTensorAttr(def, name, value.tensor());
+      for (const TensorProto& t : value.list().tensor()) ok &= CheckTensorAttr(def, name, t);
+    }
+    return ok;
+  }
+
+  void AddNodeChecked(const NodeDef& def) {
+    if (!CheckNameAndOp(def)) return;
+    bool ok = CheckDevice(def);
+    ok &= CheckAttrs(def, *graph_->FindOpDef(def.op()));
+    if (!ok) return;
+    absl::StatusOr<Node*> node = graph_->AddNode(def);
+    if (!node.ok()) {
+      AddProblem(def, node.status().message());
+      return;
+    }
+    created_[&def] = *node;
+  }
+
+  // Resolves `id` to a node, standing in a Placeholder for a fed tensor of a node the
+  // GraphDef lacks. Returns nullptr (after reporting) when it cannot.
+  Node* ResolveSource(const NodeDef& def, const TensorId& id, DataType expected) {
+    if (Node* src = graph_->FindNode(id.node)) return src;
+    if (declared_.contains(id.node)) return nullptr;  // already reported at that node
+    if (!id.IsControl() && fed_.contains(id.ToString()) && id.index == 0) {
+      NodeDef placeholder;
+      placeholder.set_name(id.node);
+      placeholder.set_op("Placeholder");
+      (*placeholder.mutable_attr())["dtype"].set_type(BaseType(expected));
+      absl::StatusOr<Node*> node = graph_->AddNode(std::move(placeholder));
+      if (node.ok()) return *node;
+    }
+    AddProblem(def, absl::StrCat("input '", id.node,
+                                 "' refers to a node that is not in the graph"));
+    return nullptr;
+  }
+
+  void ConnectDataInput(const NodeDef& def, Node* dst, const TensorId& id, int index) {
+    if (index >= dst->num_inputs()) return;  // counted and reported by the caller
+    const DataType expected = dst->input_types()[index];
+    Node* src = ResolveSource(def, id, expected);
+    if (src == nullptr) return;
+    if (id.index >= src->num_outputs()) {
+      AddProblem(def, absl::StrCat("input ", index, " '", id.ToString(), "' asks for output ",
+                                   id.index, " but node '", src->name(), "' has ",
+                                   src->num_outputs(), " outputs"));
+      return;
+    }
+    const DataType produced = src->output_types()[id.index];
+    if (!DtypesCompatible(produced, expected)) {
+      AddProblem(def, absl::StrCat("input ", index, " expects ", DataTypeString(expected),
+                                   " but '", id.ToString(), "' produces ",
+                                   DataTypeString(produced)));
+      return;
+    }
+    graph_->AddEdge(src, id.index, dst, index);
+  }
+
+  void ConnectInputs(const NodeDef& def) {
+    auto created = created_.find(&def);
+    if (created == created_.end()) return;  // the node itself was rejected
+    Node* dst = created->second;
+    int data_inputs = 0;
+    bool seen_control = false;
+    for (const std::string& input : def.input()) {
+      absl::StatusOr<TensorId> id = ParseTensorName(input);
+      if (!id.ok()) {
+        AddProblem(def, id.status().message());
+        continue;
+      }
+      if (id->IsControl()) {
+        seen_control = true;
+        if (Node* src = ResolveSource(def, *id, DT_INVALID)) graph_->AddControlEdge(src, dst);
+        continue;
+      }
+      if (seen_control) {
+        AddProblem(def, absl::StrCat("data input '", input, "' comes after a control input"));
+      }
+      ConnectDataInput(def, dst, *id, data_inputs++);
+    }
+    if (data_inputs != dst->num_inputs()) {
+      AddProblem(def, absl::StrCat("expects ", dst->num_inputs(), " data inputs but has ",
+                                   data_inputs));
+    }
+  }
+
+  static bool IsLoopBackEdge(const Edge* e) {
+    return e->src->op() == "NextIteration" || e->src->op() == "RefNextIteration";
+  }
+
+  void CheckCycles() {
+    std::vector<Node*> nodes = graph_->nodes();
+    std::vector<int> pending(graph_->num_node_ids(), 0);
+    std::deque<Node*> ready;
+    for (Node* n : nodes) {
+      for (const Edge* e : n->in_edges()) pending[n->id()] += IsLoopBackEdge(e) ? 0 : 1;
+      if (pending[n->id()] == 0) ready.push_back(n);
+    }
+    size_t visited = 0;
+    while (!ready.empty()) {
+      Node* n = ready.front();
+      ready.pop_front();
+      ++visited;
+      for (const Edge* e : n->out_edges()) {
+        if (!IsLoopBackEdge(e) && --pending[e->dst->id()] == 0) ready.push_back(e->dst);
+      }
+    }
+    if (visited == nodes.size()) return;
+    std::vector<std::string> stuck;
+    for (Node* n : nodes) {
+      if (pending[n->id()] > 0) stuck.push_back(n->name());
+    }
+    problems_.push_back(
+        {stuck.front(), absl::StrCat(stuck.size(), " nodes in a cycle or fed by one: ",
+                                     absl::StrJoin(stuck, ", "))});
+  }
+
+  void InferAllShapes() {
+    std::vector<std::string> messages;
+    absl::Status status = InferShapes(*graph_, &messages);
+    if (!status.ok()) messages.push_back(std::string(status.message()));
+    for (std::string& m : messages) problems_.push_back({"", std::move(m)});
+  }
+
+  const GraphDef& graph_def_;
+  const ImportOptions& options_;
+  std::unique_ptr<Graph> graph_;
+  absl::flat_hash_set<std::string> fed_;
+  absl::flat_hash_set<std::string> declared_;
+  absl::flat_hash_set<std::string> seen_;
+  absl::flat_hash_map<const NodeDef*, Node*> created_;
+  std::vector<GraphProblem> problems_;
+};
+
+}  // namespace
+
+std::vector<GraphProblem> ValidateGraphDef(const GraphDef& graph_def,
+                                           const ImportOptions& options,
+                                           const OpRegistry& ops) {
+  return Importer(graph_def, options, ops).Run();
+}
+
+absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(const GraphDef& graph_def,
+                                                      const ImportOptions& options,
+                                                      const OpRegistry& ops) {
+  Importer importer(graph_def, options, ops);
+  std::vector<GraphProblem> problems = importer.Run();
+  if (!problems.empty()) return ProblemsToStatus(problems);
+  return importer.TakeGraph();
+}
+
+absl::Status ProblemsToStatus(const std::vector<GraphProblem>& problems) {
+  if (problems.empty()) return absl::OkStatus();
+  if (problems.size() == 1) return absl::InvalidArgumentError(problems[0].message);
+  std::string message = absl::StrCat("GraphDef has ", problems.size(), " problems:");
+  for (const GraphProblem& p : problems) absl::StrAppend(&message, "\n  ", p.message);
+  return absl::InvalidArgumentError(message);
+}
+
+}  // namespace dflow

@@ -1,0 +1,104 @@
+#include "tools/inspect_command.h"
+
+#include <map>
+#include <set>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "graph/graph_def_import.h"
+#include "graph/node_def_util.h"
+#include "graph/partial_shape.h"
+#include "graph/proto_io.h"
+#include "graph/types.h"
+#include "tools/cli_args.h"
+
+namespace dflow {
+namespace {
+
+void PrintOpHistogram(const GraphDef& graph_def, std::ostream& out) {
+  std::map<std::string, int> counts;
+  for (const NodeDef& node : graph_def.node()) ++counts[node.op()];
+  out << "ops (" << counts.size() << " types):\n";
+  for (const auto& [op, count] : counts) {
+    out << absl::StrFormat("  %-32s %d\n", op, count);
+  }
+}
+
+std::string PlaceholderShape(const NodeDef& node) {
+  const AttrValue* shape = FindAttr(node, "shape");
+  if (shape == nullptr || !shape->has_shape()) return "<unknown>";
+  absl::StatusOr<PartialShape> parsed = PartialShape::FromProto(shape->shape());
+  return parsed.ok() ? parsed->ToString() : "<malformed>";
+}
+
+void PrintPlaceholders(const GraphDef& graph_def, std::ostream& out) {
+  out << "placeholders:\n";
+  int count = 0;
+  for (const NodeDef& node : graph_def.node()) {
+    if (node.op() != "Placeholder" && node.op() != "PlaceholderWithDefault") continue;
+    const AttrValue* dtype = FindAttr(node, "dtype");
+    out << "  " << node.name() << ":0  "
+        << (dtype ? DataTypeString(dtype->type()) : std::string("<no dtype>")) << " "
+        << PlaceholderShape(node) << (node.op() == "PlaceholderWithDefault" ? " (has default)" : "")
+        << "\n";
+    ++count;
+  }
+  if (count == 0) out << "  (none)\n";
+}
+
+// Nodes whose outputs no other node reads: the graph's likely results.
+void PrintUnconsumedOutputs(const GraphDef& graph_def, std::ostream& out) {
+  absl::flat_hash_set<std::string> consumed;
+  for (const NodeDef& node : graph_def.node()) {
+    for (const std::string& input : node.input()) {
+      absl::StatusOr<TensorId> id = ParseTensorName(input);
+      if (id.ok()) consumed.insert(id->node);
+    }
+  }
+  out << "outputs nothing consumes:\n";
+  for (const NodeDef& node : graph_def.node()) {
+    if (!consumed.contains(node.name())) out << "  " << node.name() << " (" << node.op() << ")\n";
+  }
+}
+
+void PrintDevices(const GraphDef& graph_def, std::ostream& out) {
+  std::map<std::string, int> devices;
+  for (const NodeDef& node : graph_def.node()) {
+    if (!node.device().empty()) ++devices[node.device()];
+  }
+  out << "requested devices:\n";
+  if (devices.empty()) out << "  (none)\n";
+  for (const auto& [device, count] : devices) {
+    out << "  " << device << "  (" << count << " nodes)\n";
+  }
+}
+
+}  // namespace
+
+absl::Status InspectGraphDef(const GraphDef& graph_def, std::ostream& out) {
+  out << "nodes: " << graph_def.node_size() << "\n";
+  out << "producer version: " << graph_def.versions().producer() << "\n";
+  out << "library functions: " << graph_def.library().function_size() << "\n";
+  PrintOpHistogram(graph_def, out);
+  PrintPlaceholders(graph_def, out);
+  PrintUnconsumedOutputs(graph_def, out);
+  PrintDevices(graph_def, out);
+  std::vector<GraphProblem> problems = ValidateGraphDef(graph_def);
+  out << "problems: " << problems.size() << "\n";
+  for (const GraphProblem& problem : problems) out << "  " << problem.message << "\n";
+  return ProblemsToStatus(problems);
+}
+
+absl::Status RunInspectCommand(const std::vector<std::string>& args, std::ostream& out) {
+  absl::StatusOr<CliArgs> flags = CliArgs::Parse(args, {"graph"});
+  if (!flags.ok()) return flags.status();
+  absl::StatusOr<std::string> path = flags->Require("graph");
+  if (!path.ok()) return path.status();
+  absl::StatusOr<GraphDef> graph_def = ReadGraphDef(*path);
+  if (!graph_def.ok()) return graph_def.status();
+  out << "graph: " << *path << "\n";
+  return InspectGraphDef(*graph_def, out);
+}
+
+}  // namespace dflow

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs exactly what building and testing dflow needs, from Debian's archive.
+# Idempotent: when everything is present it changes nothing and needs no network.
+set -euo pipefail
+
+PACKAGES=(
+  bazel-bootstrap      # Bazel 4.2.3 (WORKSPACE mode)
+  bazel-rules-java     # @rules_java for Bazel's own tooling
+  g++                  # C++17 compiler
+  libprotobuf-dev      # protobuf runtime 3.21
+  protobuf-compiler    # protoc
+  libabsl-dev          # Abseil 20220623: Status, StatusOr, strings, containers, Mutex
+  catch2               # Catch2 2.13 (tests)
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "setup: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "setup: done"
