@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace dflow {
 namespace {

@@ -184,10 +184,11 @@ class Scope {
   Scope WithNoControlDependencies() const;
   // A child scope whose ops are named "<this prefix>/<unique child>/<op>", with its own
   // name map. `name` is uniquified among this level's names; "" keeps the prefix and
-  // shares this level's name map.
+  // shares this level's name map. A pending WithOpName is not inherited.
   Scope NewSubScope(absl::string_view name) const;
   // Ops are colocated with `op`: its `loc:@` groups (from its `_class` attr), or its name
   // when it has none, join the scope's set, written as a sorted `_class` list attr.
+  // A null `op` is recorded as an INVALID_ARGUMENT error.
   Scope ColocateWith(const Operation& op) const;
   Scope ClearColocation() const;
 

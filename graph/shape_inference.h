@@ -3,14 +3,18 @@
 //
 // The pass (InferShapes):
 //  1. Visits nodes in topological order over data and control edges, ignoring edges out
-//     of NextIteration (loop back edges). Ties go to the lower node id, so the result
-//     and the order of reported problems are deterministic.
+//     of NextIteration (loop back edges). Ready nodes are taken first-in first-out,
+//     seeded in node-id order, so results and the order of problems are deterministic.
+//     Nodes on a cycle that avoids NextIteration keep unknown shapes; one problem names
+//     the first of them.
 //  2. Runs the op's ShapeFn on an InferenceContext holding the inputs' shapes and, where
 //     known, their values. An op without a ShapeFn gets unknown output shapes.
 //  3. Tracks the values of small integer tensors (Const, Shape of a known shape, and
 //     slices/packs/concats of those) so that shape arguments built at run time, like
 //     Keras' Flatten (Shape -> StridedSlice -> Pack -> Reshape), still yield static shapes.
-//     A value may be partly known: Shape of [?,3] is {?, 3}.
+//     A value may be partly known: Shape of [?,3] is {?, 3}, and its "?" remembers that
+//     it is dim 0 of that tensor, so Reshape(x, Pack(Shape(x)[0], -1)) of x [?,3,4] is
+//     [?,12].
 //  4. Loops: on the first sweep a Merge ignores inputs arriving over back edges it has not
 //     seen yet; later sweeps feed back the NextIteration shapes of the sweep before, until
 //     no shape changes (a fixpoint, so every iteration's shape fits). If that takes too
@@ -65,6 +69,8 @@ struct ValueElement {
 // tensors of at most kMaxTrackedValueElements elements are tracked.
 using PartialValue = std::vector<ValueElement>;
 inline constexpr int kMaxTrackedValueElements = 256;
+// The largest rank a shape may have (TF's limit); larger inferred ranks are errors.
+inline constexpr int kMaxShapeRank = 254;
 
 // Everything one op's shape function may look at, and where it puts its results.
 // Outputs start unknown; a function sets those it can infer.
@@ -141,7 +147,7 @@ class ShapeRegistry {
 void RegisterStandardShapeFns(ShapeRegistry& registry);
 
 // Infers and stores (Node::set_output_shape) the output shapes of every node.
-// Without `problems`, returns the first error (nodes after it keep unknown shapes).
+// Every node is inferred either way. Without `problems`, returns the first error.
 // With `problems`, appends one message per failing node, keeps going and returns OK.
 absl::Status InferShapes(Graph& graph, std::vector<std::string>* problems = nullptr);
 absl::Status InferShapes(const ShapeRegistry& registry, Graph& graph,
@@ -149,8 +155,8 @@ absl::Status InferShapes(const ShapeRegistry& registry, Graph& graph,
 
 // --- Shape algebra shared by shape functions (all INVALID_ARGUMENT on contradictions).
 
-// Adds, multiplies or subtracts dims; unknown if either is unknown. INVALID_ARGUMENT on
-// int64 overflow.
+// Adds or multiplies dims: unknown if either is unknown (but 0 times anything is 0).
+// INVALID_ARGUMENT on int64 overflow.
 absl::StatusOr<int64_t> AddDims(int64_t a, int64_t b);
 absl::StatusOr<int64_t> MultiplyDims(int64_t a, int64_t b);
 // The dim both describe: "Dimensions must be equal, but are 3 and 4".

@@ -5,11 +5,11 @@
 set -u
 mode="$1"; shift
 status=0
-files=$(for dir in "$@"; do [ -d "$dir" ] && find "$dir" -name '*.h' -o -name '*.cc' -o -name '*.cu' | grep "^$dir/"; done)
+files=$(for dir in "$@"; do [ -d "$dir" ] && find -L "$dir" -name '*.h' -o -name '*.cc' -o -name '*.cu' | grep "^$dir/"; done)
 count=$(echo "$files" | grep -c . || true)
 case "$mode" in
   no-throw)
-    hits=$(echo "$files" | xargs -r grep -nE '(^|[^_[:alnum:]])throw([^_[:alnum:]]|$)' | grep -v '^\s*//' || true)
+    hits=$(echo "$files" | xargs -r grep -nE '(^|[^_[:alnum:]])throw([^_[:alnum:]]|$)' | grep -vE '^[^:]+:[0-9]+:\s*//' || true)
     ;;
   no-cuda-include)
     hits=$(echo "$files" | grep -v '/cuda/' | xargs -r grep -nE '#include\s*[<"](cuda|cublas|cudnn|nccl|curand|cufft)[^>"]*[>"]' || true)

@@ -1,0 +1,28 @@
+#include <cstdlib>
+
+#include <catch2/catch.hpp>
+
+#include "absl/strings/match.h"
+#include "runtime/cuda/cuda_probe.h"
+
+namespace dflow::cuda {
+namespace {
+
+TEST_CASE("Counting CUDA devices never fails, whatever the machine has", "[runtime][cuda_probe]") {
+  absl::StatusOr<int> count = CountCudaDevices();
+  INFO(count.status().ToString());
+  REQUIRE(count.ok());
+  CHECK(*count >= 0);
+  // Asking twice gives the same answer (the no-driver error is not sticky).
+  CHECK(*CountCudaDevices() == *count);
+}
+
+TEST_CASE("cuBLAS and the CUDA runtime are linked in", "[runtime][cuda_probe]") {
+  const std::string versions = LinkedLibraryVersions();
+  INFO(versions);
+  CHECK(absl::StartsWith(versions, "cuBLAS "));
+  CHECK_FALSE(absl::StartsWith(versions, "cuBLAS 0.0.0"));
+}
+
+}  // namespace
+}  // namespace dflow::cuda
