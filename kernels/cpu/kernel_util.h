@@ -1,0 +1,32 @@
+// Helpers shared by CPU kernels: errors that name the node, and cost hints.
+#ifndef DFLOW_KERNELS_CPU_KERNEL_UTIL_H_
+#define DFLOW_KERNELS_CPU_KERNEL_UTIL_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "runtime/op_kernel.h"
+
+namespace dflow {
+
+// INVALID_ARGUMENT "<op> <what>" — the executor adds the node name.
+template <typename... Args>
+absl::Status KernelError(const OpKernelContext& ctx, const Args&... args) {
+  return absl::InvalidArgumentError(absl::StrCat(ctx.kernel().type_string(), ": ", args...));
+}
+
+// A kernel that does no arithmetic (moves or aliases buffers): run inline.
+class CheapOpKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  bool IsExpensive() const override { return false; }
+};
+
+// Runs `fn(begin, end)` over [0, n) on the context's pool when the work is large.
+void ParallelForElements(OpKernelContext* ctx, int64_t n, int64_t cycles_per_element,
+                         const std::function<void(int64_t, int64_t)>& fn);
+
+}  // namespace dflow
+
+#endif  // DFLOW_KERNELS_CPU_KERNEL_UTIL_H_

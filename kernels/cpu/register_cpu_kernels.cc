@@ -1,0 +1,15 @@
+#include "kernels/cpu/register_cpu_kernels.h"
+
+#include "graph/status_macros.h"
+
+namespace dflow {
+
+absl::Status RegisterCpuKernels(KernelRegistry* registry) {
+  DFLOW_RETURN_IF_ERROR(RegisterArrayKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterCwiseKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterReductionKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterMatMulKernels(registry));
+  return absl::OkStatus();
+}
+
+}  // namespace dflow

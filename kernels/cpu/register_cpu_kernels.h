@@ -1,0 +1,21 @@
+// The CPU kernel library's one entry point (explicit registration, STYLE.md 14).
+#ifndef DFLOW_KERNELS_CPU_REGISTER_CPU_KERNELS_H_
+#define DFLOW_KERNELS_CPU_REGISTER_CPU_KERNELS_H_
+
+#include "absl/status/status.h"
+#include "runtime/kernel_registry.h"
+
+namespace dflow {
+
+// Registers every CPU kernel into `registry`.
+absl::Status RegisterCpuKernels(KernelRegistry* registry);
+
+// The groups RegisterCpuKernels is made of (each in its own file and target).
+absl::Status RegisterArrayKernels(KernelRegistry* registry);      // array_ops.cc
+absl::Status RegisterCwiseKernels(KernelRegistry* registry);      // cwise_ops.cc, nn_ops.cc
+absl::Status RegisterReductionKernels(KernelRegistry* registry);  // reduction_ops.cc
+absl::Status RegisterMatMulKernels(KernelRegistry* registry);     // matmul_op.cc
+
+}  // namespace dflow
+
+#endif  // DFLOW_KERNELS_CPU_REGISTER_CPU_KERNELS_H_

@@ -1,0 +1,61 @@
+// Allocator: raw memory for tensor buffers, with usage statistics.
+//
+// Backends: the CPU allocator (aligned host memory), and later a BFC allocator over
+// device memory (issue 4). Allocation failure returns nullptr; callers turn it into a
+// RESOURCE_EXHAUSTED status naming what they were allocating.
+//
+// Thread-safety: implementations must be safe to call from many threads at once.
+#ifndef DFLOW_RUNTIME_ALLOCATOR_H_
+#define DFLOW_RUNTIME_ALLOCATOR_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace dflow {
+
+struct AllocatorStats {
+  int64_t num_allocs = 0;
+  int64_t bytes_in_use = 0;
+  int64_t peak_bytes_in_use = 0;
+  int64_t largest_alloc_size = 0;
+  int64_t bytes_limit = 0;  // 0 when unlimited
+};
+
+class Allocator {
+ public:
+  // Tensor buffers are aligned for the widest SIMD loads (AVX-512).
+  static constexpr size_t kAlignment = 64;
+
+  virtual ~Allocator() = default;
+  // "cpu", "GPU_0_bfc", ... (TF's allocator names, used in RunMetadata).
+  virtual std::string Name() const = 0;
+  // `bytes` > 0; returns nullptr when the memory cannot be had.
+  virtual void* AllocateRaw(size_t alignment, size_t bytes) = 0;
+  // REQUIRES: `ptr` came from AllocateRaw of this allocator.
+  virtual void DeallocateRaw(void* ptr, size_t bytes) = 0;
+  virtual AllocatorStats GetStats() const = 0;
+  // Starts a new peak measurement (peak := current in-use).
+  virtual void ResetPeak() = 0;
+};
+
+// Allocator for host memory: aligned malloc with atomic counters (no locks).
+class CpuAllocator final : public Allocator {
+ public:
+  std::string Name() const override { return "cpu"; }
+  void* AllocateRaw(size_t alignment, size_t bytes) override;
+  void DeallocateRaw(void* ptr, size_t bytes) override;
+  AllocatorStats GetStats() const override;
+  void ResetPeak() override;
+
+ private:
+  std::atomic<int64_t> num_allocs_{0};
+  std::atomic<int64_t> in_use_{0};
+  std::atomic<int64_t> peak_{0};
+  std::atomic<int64_t> largest_{0};
+};
+
+}  // namespace dflow
+
+#endif  // DFLOW_RUNTIME_ALLOCATOR_H_

@@ -1,0 +1,160 @@
+#include "runtime/op_kernel.h"
+
+#include <condition_variable>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "graph/node_def_util.h"
+#include "graph/status_macros.h"
+
+namespace dflow {
+namespace {
+
+absl::Status AttrTypeError(const NodeDef& def, absl::string_view name, absl::string_view want,
+                           const AttrValue& value) {
+  return absl::InvalidArgumentError(absl::StrCat("Node '", def.name(), "' (", def.op(),
+                                                 "): attr '", name, "' has type ",
+                                                 AttrValueTypeName(value), ", expected ", want));
+}
+
+// Reads one attr case into T; `want` names the expected type for errors.
+template <typename T, typename Get>
+absl::Status ReadAttr(const NodeDef& def, absl::string_view name, AttrValue::ValueCase want_case,
+                      absl::string_view want, Get get, T* out) {
+  const AttrValue* value = FindAttr(def, name);
+  if (value == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("Node '", def.name(), "' (", def.op(),
+                                                   "): missing attr '", name, "'"));
+  }
+  const bool empty_list = value->value_case() == AttrValue::kList && want_case == AttrValue::kList;
+  if (value->value_case() != want_case && !empty_list) {
+    return AttrTypeError(def, name, want, *value);
+  }
+  *out = get(*value);
+  return absl::OkStatus();
+}
+
+template <typename T, typename Field>
+std::vector<T> ToVector(const Field& field) {
+  return std::vector<T>(field.begin(), field.end());
+}
+
+}  // namespace
+
+OpKernelConstruction::OpKernelConstruction(const NodeDef& def, const OpDef& op_def,
+                                           const DataTypeVector& inputs,
+                                           const DataTypeVector& outputs, Device* device)
+    : def_(def), op_def_(op_def), inputs_(inputs), outputs_(outputs), device_(device) {}
+
+bool OpKernelConstruction::HasAttr(absl::string_view name) const {
+  return FindAttr(def_, name) != nullptr;
+}
+
+#define DFLOW_DEFINE_GET_ATTR(TYPE, CASE, WANT, EXPR)                                    \
+  template <>                                                                            \
+  absl::Status OpKernelConstruction::GetAttr(absl::string_view name, TYPE* value) const { \
+    return ReadAttr<TYPE>(def_, name, AttrValue::CASE, WANT,                            \
+                          [](const AttrValue& v) -> TYPE { return EXPR; }, value);       \
+  }
+
+DFLOW_DEFINE_GET_ATTR(bool, kB, "bool", v.b())
+DFLOW_DEFINE_GET_ATTR(int64_t, kI, "int", v.i())
+DFLOW_DEFINE_GET_ATTR(int32_t, kI, "int", static_cast<int32_t>(v.i()))
+DFLOW_DEFINE_GET_ATTR(float, kF, "float", v.f())
+DFLOW_DEFINE_GET_ATTR(std::string, kS, "string", v.s())
+DFLOW_DEFINE_GET_ATTR(DataType, kType, "type", v.type())
+DFLOW_DEFINE_GET_ATTR(TensorProto, kTensor, "tensor", v.tensor())
+DFLOW_DEFINE_GET_ATTR(std::vector<bool>, kList, "list(bool)", ToVector<bool>(v.list().b()))
+DFLOW_DEFINE_GET_ATTR(std::vector<int64_t>, kList, "list(int)", ToVector<int64_t>(v.list().i()))
+DFLOW_DEFINE_GET_ATTR(std::vector<int32_t>, kList, "list(int)", ToVector<int32_t>(v.list().i()))
+DFLOW_DEFINE_GET_ATTR(std::vector<float>, kList, "list(float)", ToVector<float>(v.list().f()))
+DFLOW_DEFINE_GET_ATTR(std::vector<std::string>, kList, "list(string)",
+                      ToVector<std::string>(v.list().s()))
+#undef DFLOW_DEFINE_GET_ATTR
+
+template <>
+absl::Status OpKernelConstruction::GetAttr(absl::string_view name,
+                                           std::vector<DataType>* value) const {
+  return ReadAttr<std::vector<DataType>>(
+      def_, name, AttrValue::kList, "list(type)",
+      [](const AttrValue& v) {
+        std::vector<DataType> types;
+        for (int t : v.list().type()) types.push_back(static_cast<DataType>(t));
+        return types;
+      },
+      value);
+}
+
+template <>
+absl::Status OpKernelConstruction::GetAttr(absl::string_view name, PartialShape* value) const {
+  const AttrValue* attr = FindAttr(def_, name);
+  if (attr == nullptr || !attr->has_shape()) {
+    return absl::InvalidArgumentError(absl::StrCat("Node '", def_.name(), "' (", def_.op(),
+                                                   "): missing shape attr '", name, "'"));
+  }
+  DFLOW_ASSIGN_OR_RETURN(*value, PartialShape::FromProto(attr->shape()));
+  return absl::OkStatus();
+}
+
+OpKernelContext::OpKernelContext(const Params& params, int num_outputs)
+    : params_(params), outputs_(num_outputs) {}
+
+const std::string& OpKernelContext::node_name() const { return params_.kernel->name(); }
+
+Tensor* OpKernelContext::ForwardInputToOutput(int in, int out, const TensorShape& shape) {
+  Tensor& input = params_.inputs[in];
+  if (!input.IsSoleOwner() || input.dtype() != params_.kernel->output_type(out) ||
+      input.NumElements() != shape.num_elements() || input_is_dead(in)) {
+    return nullptr;
+  }
+  outputs_[out] = input.Reshaped(shape);
+  input = Tensor();
+  return &outputs_[out];
+}
+
+absl::StatusOr<Tensor*> OpKernelContext::allocate_output(int index, const TensorShape& shape) {
+  absl::StatusOr<Tensor> tensor =
+      Tensor::Allocate(allocator(), params_.kernel->output_type(index), shape);
+  if (!tensor.ok()) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(tensor.status().message(), " on ", device()->name()));
+  }
+  outputs_[index] = *std::move(tensor);
+  return &outputs_[index];
+}
+
+absl::StatusOr<Tensor> OpKernelContext::allocate_temp(DataType dtype, const TensorShape& shape) {
+  absl::StatusOr<Tensor> tensor = Tensor::Allocate(allocator(), dtype, shape);
+  if (!tensor.ok()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "temporary: ", tensor.status().message(), " on ", device()->name()));
+  }
+  return tensor;
+}
+
+void OpKernelContext::set_output_dead(int index) {
+  if (dead_outputs_.empty()) dead_outputs_.resize(outputs_.size(), false);
+  dead_outputs_[index] = true;
+}
+
+bool OpKernelContext::output_is_dead(int index) const {
+  return !dead_outputs_.empty() && dead_outputs_[index];
+}
+
+OpKernel::OpKernel(OpKernelConstruction* context)
+    : def_(context->def()), output_types_(context->output_types()) {}
+
+void AsyncOpKernel::Compute(OpKernelContext* context) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  ComputeAsync(context, [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    done = true;
+    cv.notify_all();
+  });
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return done; });
+}
+
+}  // namespace dflow

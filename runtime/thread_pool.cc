@@ -1,0 +1,103 @@
+#include "runtime/thread_pool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+
+namespace dflow {
+namespace {
+
+thread_local const ThreadPool* current_pool = nullptr;
+
+// Below this much work (cycles) a shard is not worth a thread hand-off (~5 us).
+constexpr int64_t kMinCyclesPerShard = 20000;
+
+// Shared by the caller and the helper tasks of one ParallelFor.
+struct ParallelForState {
+  int64_t total = 0;
+  int64_t block = 0;
+  int64_t num_blocks = 0;
+  std::function<void(int64_t, int64_t)> fn;
+  std::atomic<int64_t> next{0};
+  std::atomic<int64_t> done{0};
+  std::mutex mu;
+  std::condition_variable all_done;
+
+  // Claims and runs blocks until none are left.
+  void Drain() {
+    for (int64_t b; (b = next.fetch_add(1)) < num_blocks;) {
+      const int64_t begin = b * block;
+      fn(begin, std::min(total, begin + block));
+      if (done.fetch_add(1) + 1 == num_blocks) {
+        std::lock_guard<std::mutex> lock(mu);
+        all_done.notify_all();
+      }
+    }
+  }
+};
+
+}  // namespace
+
+ThreadPool::ThreadPool(int num_threads, std::string name) : name_(std::move(name)) {
+  num_threads = std::max(1, num_threads);
+  threads_.reserve(num_threads);
+  for (int i = 0; i < num_threads; ++i) threads_.emplace_back([this] { WorkerLoop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  work_ready_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+void ThreadPool::Schedule(std::function<void()> fn) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(fn));
+  }
+  work_ready_.notify_one();
+}
+
+bool ThreadPool::IsPoolThread() const { return current_pool == this; }
+
+void ThreadPool::WorkerLoop() {
+  current_pool = this;
+  for (;;) {
+    std::function<void()> fn;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      work_ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping and drained
+      fn = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    fn();
+  }
+}
+
+void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
+                             const std::function<void(int64_t, int64_t)>& fn) {
+  if (total <= 0) return;
+  const int64_t max_shards = NumThreads() + (IsPoolThread() ? 0 : 1);
+  const int64_t work = total * std::max<int64_t>(cost_per_unit, 1);
+  const int64_t shards = std::clamp<int64_t>(work / kMinCyclesPerShard, 1,
+                                             std::min(max_shards, total));
+  if (shards == 1) {
+    fn(0, total);
+    return;
+  }
+  auto state = std::make_shared<ParallelForState>();
+  state->total = total;
+  state->block = (total + shards - 1) / shards;
+  state->num_blocks = (total + state->block - 1) / state->block;
+  state->fn = fn;
+  for (int64_t i = 1; i < state->num_blocks; ++i) Schedule([state] { state->Drain(); });
+  state->Drain();
+  std::unique_lock<std::mutex> lock(state->mu);
+  state->all_done.wait(lock, [&] { return state->done.load() == state->num_blocks; });
+}
+
+}  // namespace dflow

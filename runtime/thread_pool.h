@@ -1,0 +1,56 @@
+// ThreadPool: the one pool that runs both independent nodes (inter-op) and the shards
+// of a single kernel (intra-op), so the two never oversubscribe the cores.
+//
+// ParallelFor lets the calling thread take part: shards are claimed from a shared
+// counter by the caller and by helper tasks alike, so a ParallelFor issued from a pool
+// thread cannot deadlock waiting for work queued behind it.
+//
+// Thread-safety: all methods may be called from any thread, including pool threads.
+// The destructor runs queued work to completion and joins the threads.
+#ifndef DFLOW_RUNTIME_THREAD_POOL_H_
+#define DFLOW_RUNTIME_THREAD_POOL_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace dflow {
+
+class ThreadPool {
+ public:
+  // `num_threads` >= 1 worker threads named "<name>/<i>".
+  ThreadPool(int num_threads, std::string name);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  void Schedule(std::function<void()> fn);
+  int NumThreads() const { return static_cast<int>(threads_.size()); }
+  // True when called from one of this pool's threads.
+  bool IsPoolThread() const;
+
+  // Calls fn(begin, end) over disjoint ranges covering [0, total) and returns when all
+  // are done. `cost_per_unit` (roughly cycles per element) decides how many shards are
+  // worth the scheduling overhead; cheap small loops run inline.
+  void ParallelFor(int64_t total, int64_t cost_per_unit,
+                   const std::function<void(int64_t, int64_t)>& fn);
+
+ private:
+  void WorkerLoop();
+
+  std::string name_;
+  std::mutex mu_;
+  std::condition_variable work_ready_;
+  std::deque<std::function<void()>> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace dflow
+
+#endif  // DFLOW_RUNTIME_THREAD_POOL_H_

@@ -1,0 +1,106 @@
+#include "tests/testing/op_tester.h"
+
+#include "graph/node_def_util.h"
+#include "graph/op_registry.h"
+#include "graph/status_macros.h"
+
+namespace dflow::testing {
+
+Device* TestCpuDevice() {
+  static CpuAllocator* allocator = new CpuAllocator();
+  static ThreadPool* pool = new ThreadPool(2, "test");
+  static CpuDevice* device = new CpuDevice(0, allocator, pool);
+  return device;
+}
+
+OpTester::OpTester(std::string op, const KernelRegistry& registry) : registry_(registry) {
+  node_.set_name("test_node");
+  node_.set_op(std::move(op));
+}
+
+OpTester& OpTester::Attr(const std::string& name, const AttrValue& value) {
+  (*node_.mutable_attr())[name] = value;
+  return *this;
+}
+
+OpTester& OpTester::Attr(const std::string& name, DataType value) {
+  AttrValue v;
+  v.set_type(value);
+  return Attr(name, v);
+}
+
+OpTester& OpTester::Attr(const std::string& name, int64_t value) {
+  AttrValue v;
+  v.set_i(value);
+  return Attr(name, v);
+}
+
+OpTester& OpTester::Attr(const std::string& name, bool value) {
+  AttrValue v;
+  v.set_b(value);
+  return Attr(name, v);
+}
+
+OpTester& OpTester::Attr(const std::string& name, float value) {
+  AttrValue v;
+  v.set_f(value);
+  return Attr(name, v);
+}
+
+OpTester& OpTester::Attr(const std::string& name, const char* value) {
+  AttrValue v;
+  v.set_s(value);
+  return Attr(name, v);
+}
+
+OpTester& OpTester::Attr(const std::string& name, const std::vector<int64_t>& value) {
+  AttrValue v;
+  for (int64_t x : value) v.mutable_list()->add_i(x);
+  if (value.empty()) v.mutable_list();
+  return Attr(name, v);
+}
+
+OpTester& OpTester::Attr(const std::string& name, const Tensor& value) {
+  AttrValue v;
+  *v.mutable_tensor() = value.ToProto();
+  return Attr(name, v);
+}
+
+OpTester& OpTester::Input(Tensor tensor) {
+  inputs_.push_back(std::move(tensor));
+  return *this;
+}
+
+absl::StatusOr<std::vector<Tensor>> OpTester::Run() {
+  const OpDef* op_def = OpRegistry::Global().Find(node_.op());
+  if (op_def == nullptr) return absl::NotFoundError("unknown op " + node_.op());
+  NodeDef node = node_;
+  AddDefaultAttrs(*op_def, &node);
+  DataTypeVector in, out;
+  DFLOW_RETURN_IF_ERROR(InOutTypesForNode(node, *op_def, &in, &out));
+  if (in.size() != inputs_.size()) {
+    return absl::InvalidArgumentError("OpTester: wrong number of inputs for " + node.op());
+  }
+  Device* device = TestCpuDevice();
+  DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel,
+                         registry_.CreateKernel(node, *op_def, in, out, device));
+  OpKernelContext::Params params;
+  params.kernel = kernel.get();
+  params.device = device;
+  std::vector<Tensor> inputs = inputs_;  // kernels may forward (consume) their inputs
+  params.inputs = absl::MakeSpan(inputs);
+  OpKernelContext context(params, static_cast<int>(out.size()));
+  kernel->Compute(&context);
+  DFLOW_RETURN_IF_ERROR(context.status());
+  std::vector<Tensor> outputs;
+  for (int i = 0; i < context.num_outputs(); ++i) outputs.push_back(*context.mutable_output(i));
+  return outputs;
+}
+
+absl::StatusOr<Tensor> OpTester::RunOne() {
+  DFLOW_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, Run());
+  if (outputs.size() != 1) return absl::InternalError("OpTester: expected one output");
+  return outputs[0];
+}
+
+}  // namespace dflow::testing

@@ -1,0 +1,74 @@
+// OpTester: runs one kernel on a CPU device with given inputs and attrs, for kernel
+// tests. Fills default attrs from the op registry and computes dtypes like the graph
+// importer does, so a test states only what matters:
+//
+//   auto out = OpTester("MatMul", registry).Attr("T", DT_FLOAT)
+//                  .Input(MakeTensor<float>({2, 3}, {...})).Input(...).Run();
+#ifndef DFLOW_TESTS_TESTING_OP_TESTER_H_
+#define DFLOW_TESTS_TESTING_OP_TESTER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/attr_value.pb.h"
+#include "runtime/device.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/tensor.h"
+
+namespace dflow::testing {
+
+// A process-wide CPU device for kernel tests (2 pool threads).
+Device* TestCpuDevice();
+
+template <typename T>
+Tensor MakeTensor(std::initializer_list<int64_t> shape, std::vector<T> values);
+
+template <typename T>
+std::vector<T> Values(const Tensor& tensor) {
+  absl::Span<T> flat = tensor.flat<T>();
+  return std::vector<T>(flat.begin(), flat.end());
+}
+
+class OpTester {
+ public:
+  // `registry` must outlive the tester.
+  OpTester(std::string op, const KernelRegistry& registry);
+
+  OpTester& Attr(const std::string& name, const AttrValue& value);
+  OpTester& Attr(const std::string& name, DataType value);
+  OpTester& Attr(const std::string& name, int64_t value);
+  OpTester& Attr(const std::string& name, int value) { return Attr(name, int64_t{value}); }
+  OpTester& Attr(const std::string& name, bool value);
+  OpTester& Attr(const std::string& name, float value);
+  OpTester& Attr(const std::string& name, const char* value);
+  OpTester& Attr(const std::string& name, const std::vector<int64_t>& value);
+  OpTester& Attr(const std::string& name, const Tensor& value);
+  OpTester& Input(Tensor tensor);
+
+  // Creates the kernel (errors from its constructor come back here) and runs it once.
+  absl::StatusOr<std::vector<Tensor>> Run();
+  // Run() expecting exactly one output.
+  absl::StatusOr<Tensor> RunOne();
+
+ private:
+  NodeDef node_;
+  std::vector<Tensor> inputs_;
+  const KernelRegistry& registry_;
+};
+
+// --- implementation details of MakeTensor ---
+template <typename T>
+Tensor MakeTensor(std::initializer_list<int64_t> shape, std::vector<T> values) {
+  absl::StatusOr<Tensor> t =
+      Tensor::Allocate(TestCpuDevice()->allocator(), DataTypeOf<T>(), TensorShape(shape));
+  Tensor tensor = *std::move(t);
+  absl::Span<T> flat = tensor.flat<T>();
+  for (size_t i = 0; i < flat.size() && i < values.size(); ++i) flat[i] = values[i];
+  return tensor;
+}
+
+}  // namespace dflow::testing
+
+#endif  // DFLOW_TESTS_TESTING_OP_TESTER_H_
