@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -32,6 +33,7 @@ namespace dflow {
 
 class Rendezvous;
 class CancellationToken;
+struct CallFrame;
 
 // Records `status` on `ctx` and returns from the enclosing void function when `cond`
 // is false / when `expr` is not OK.
@@ -152,6 +154,7 @@ class OpKernelContext {
     int64_t step_id = 0;
     FrameAndIter frame_iter;
     CancellationToken* cancellation = nullptr;
+    CallFrame* call_frame = nullptr;  // feeds and fetches of the step
   };
 
   OpKernelContext(const Params& params, int num_outputs);
@@ -165,6 +168,7 @@ class OpKernelContext {
   int64_t step_id() const { return params_.step_id; }
   FrameAndIter frame_iter() const { return params_.frame_iter; }
   CancellationToken* cancellation() const { return params_.cancellation; }
+  CallFrame* call_frame() const { return params_.call_frame; }
 
   int num_inputs() const { return static_cast<int>(params_.inputs.size()); }
   const Tensor& input(int index) const { return params_.inputs[index]; }
@@ -194,8 +198,8 @@ class OpKernelContext {
 
  private:
   const Params& params_;
-  std::vector<Tensor> outputs_;
-  std::vector<bool> dead_outputs_;
+  absl::InlinedVector<Tensor, 2> outputs_;
+  absl::InlinedVector<bool, 2> dead_outputs_;
   absl::Status status_;
 };
 

@@ -9,6 +9,7 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterCwiseKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterReductionKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterMatMulKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterSendRecvKernels(registry));
   return absl::OkStatus();
 }
 

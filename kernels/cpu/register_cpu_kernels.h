@@ -15,6 +15,7 @@ absl::Status RegisterArrayKernels(KernelRegistry* registry);      // array_ops.c
 absl::Status RegisterCwiseKernels(KernelRegistry* registry);      // cwise_ops.cc, nn_ops.cc
 absl::Status RegisterReductionKernels(KernelRegistry* registry);  // reduction_ops.cc
 absl::Status RegisterMatMulKernels(KernelRegistry* registry);     // matmul_op.cc
+absl::Status RegisterSendRecvKernels(KernelRegistry* registry);   // sendrecv_ops.cc
 
 }  // namespace dflow
 

@@ -1,0 +1,326 @@
+#include "runtime/executor.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "graph/status_macros.h"
+
+namespace dflow {
+
+absl::Status AttachNodeName(const absl::Status& status, absl::string_view node) {
+  if (status.ok() || absl::StrContains(status.message(), "{{node ")) return status;
+  return absl::Status(status.code(),
+                      absl::StrCat(status.message(), " [[{{node ", node, "}}]]"));
+}
+
+// Per-step state: input slots, pending counts, the first error. Deleted by whichever
+// thread finishes the last outstanding node.
+class Executor::RunState {
+ public:
+  RunState(const Executor* executor, const Args& args, DoneCallback done)
+      : exec_(executor),
+        args_(args),
+        done_(std::move(done)),
+        slots_(new Tensor[executor->num_slots_]),
+        dead_(new bool[executor->num_slots_]()),
+        pending_(new std::atomic<int>[executor->nodes_.size()]) {
+    for (size_t i = 0; i < executor->nodes_.size(); ++i) {
+      pending_[i].store(executor->nodes_[i].initial_pending, std::memory_order_relaxed);
+    }
+  }
+
+  void Start() {
+    const std::vector<int>& roots = exec_->roots_;
+    if (roots.empty()) {
+      Finish();
+      return;
+    }
+    outstanding_.store(static_cast<int>(roots.size()), std::memory_order_relaxed);
+    ReadyList ready(roots.begin(), roots.end());
+    ProcessReady(&ready);
+  }
+
+ private:
+  using ReadyList = absl::InlinedVector<int, 8>;
+
+  // Runs `ready` and everything it makes ready that stays on this thread.
+  void ProcessReady(ReadyList* ready) {
+    ReadyList inline_queue;
+    Dispatch(ready, &inline_queue);
+    while (!inline_queue.empty()) {
+      const int id = inline_queue.back();
+      inline_queue.pop_back();
+      ReadyList made_ready;
+      if (!RunNode(id, &made_ready)) continue;  // async: finishes in its callback
+      Dispatch(&made_ready, &inline_queue);
+      NodeFinished();
+    }
+  }
+
+  // Rule 2: cheap nodes inline; expensive ones to the pool except the last.
+  void Dispatch(ReadyList* ready, ReadyList* inline_queue) {
+    int last_expensive = -1;
+    for (int id : *ready) {
+      if (!exec_->nodes_[id].expensive) {
+        inline_queue->push_back(id);
+        continue;
+      }
+      if (last_expensive >= 0) ScheduleOnPool(last_expensive);
+      last_expensive = id;
+    }
+    if (last_expensive >= 0) {
+      if (inline_queue->empty() || args_.runner == nullptr) {
+        inline_queue->push_back(last_expensive);
+      } else {
+        ScheduleOnPool(last_expensive);
+      }
+    }
+    ready->clear();
+  }
+
+  void ScheduleOnPool(int id) {
+    if (args_.runner == nullptr) {
+      ReadyList one = {id};
+      ProcessReady(&one);
+      return;
+    }
+    args_.runner->Schedule([this, id] {
+      ReadyList one = {id};
+      ProcessReady(&one);
+    });
+  }
+
+  bool AnyInputDead(const NodeItem& item) const {
+    for (int i = 0; i < item.num_inputs; ++i) {
+      if (dead_[item.input_start + i]) return true;
+    }
+    return false;
+  }
+
+  void FillParams(const NodeItem& item, OpKernelContext::Params* params) {
+    params->kernel = item.kernel.get();
+    params->device = exec_->device_;
+    params->inputs = absl::Span<Tensor>(slots_.get() + item.input_start, item.num_inputs);
+    params->input_is_dead = dead_.get() + item.input_start;
+    params->rendezvous = args_.rendezvous;
+    params->step_id = args_.step_id;
+    params->cancellation = args_.cancellation;
+    params->call_frame = args_.call_frame;
+  }
+
+  // Runs node `id`; returns false when it is asynchronous and will finish later.
+  bool RunNode(int id, ReadyList* made_ready) {
+    const NodeItem& item = exec_->nodes_[id];
+    if (args_.cancellation != nullptr && args_.cancellation->IsCancelled()) {
+      Fail(args_.cancellation->reason());
+    }
+    if (aborted_.load(std::memory_order_acquire)) {
+      ClearInputs(item);
+      return true;
+    }
+    const bool dead = AnyInputDead(item) && !item.runs_when_dead;
+    if (dead) {
+      PropagateDead(item, made_ready);
+      ClearInputs(item);
+      return true;
+    }
+    if (item.is_async) {
+      RunAsyncNode(id);
+      return false;
+    }
+    OpKernelContext::Params params;
+    FillParams(item, &params);
+    OpKernelContext context(params, item.num_outputs);
+    const int64_t start = args_.observer ? absl::GetCurrentTimeNanos() : 0;
+    item.kernel->Compute(&context);
+    if (args_.observer) {
+      const int64_t end = absl::GetCurrentTimeNanos();
+      args_.observer->NodeDone(*item.kernel, context, start, start, end);
+    }
+    Complete(item, &context, made_ready);
+    return true;
+  }
+
+  void RunAsyncNode(int id) {
+    const NodeItem& item = exec_->nodes_[id];
+    struct AsyncCall {
+      OpKernelContext::Params params;
+      std::unique_ptr<OpKernelContext> context;
+      int64_t start = 0;
+    };
+    auto* call = new AsyncCall();
+    FillParams(item, &call->params);
+    call->context = std::make_unique<OpKernelContext>(call->params, item.num_outputs);
+    call->start = args_.observer ? absl::GetCurrentTimeNanos() : 0;
+    item.kernel->AsAsync()->ComputeAsync(call->context.get(), [this, id, call] {
+      const NodeItem& node = exec_->nodes_[id];
+      if (args_.observer) {
+        args_.observer->NodeDone(*node.kernel, *call->context, call->start, call->start,
+                                 absl::GetCurrentTimeNanos());
+      }
+      ReadyList made_ready;
+      Complete(node, call->context.get(), &made_ready);
+      delete call;
+      ProcessReady(&made_ready);
+      NodeFinished();
+    });
+  }
+
+  void Complete(const NodeItem& item, OpKernelContext* context, ReadyList* made_ready) {
+    ClearInputs(item);
+    if (!context->status().ok()) {
+      Fail(AttachNodeName(context->status(), item.kernel->name()));
+      return;
+    }
+    PropagateOutputs(item, context, made_ready);
+  }
+
+  void ClearInputs(const NodeItem& item) {
+    for (int i = 0; i < item.num_inputs; ++i) slots_[item.input_start + i] = Tensor();
+  }
+
+  void PropagateOutputs(const NodeItem& item, OpKernelContext* context, ReadyList* made_ready) {
+    for (int e = item.out_start; e < item.out_start + item.num_out_edges; ++e) {
+      const OutEdge& edge = exec_->out_edges_[e];
+      if (edge.dst_slot >= 0) {
+        Tensor* out = context->mutable_output(edge.src_output);
+        dead_[edge.dst_slot] = context->output_is_dead(edge.src_output);
+        if (item.last_use[edge.src_output] == e) {
+          slots_[edge.dst_slot] = std::move(*out);  // last consumer takes ownership
+        } else {
+          slots_[edge.dst_slot] = *out;
+        }
+      }
+      Activate(edge.dst, made_ready);
+    }
+  }
+
+  void PropagateDead(const NodeItem& item, ReadyList* made_ready) {
+    for (int e = item.out_start; e < item.out_start + item.num_out_edges; ++e) {
+      const OutEdge& edge = exec_->out_edges_[e];
+      if (edge.dst_slot >= 0) dead_[edge.dst_slot] = true;
+      Activate(edge.dst, made_ready);
+    }
+  }
+
+  void Activate(int dst, ReadyList* made_ready) {
+    if (pending_[dst].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      outstanding_.fetch_add(1, std::memory_order_relaxed);
+      made_ready->push_back(dst);
+    }
+  }
+
+  void Fail(const absl::Status& status) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (!status_.ok()) return;
+      status_ = status;
+    }
+    aborted_.store(true, std::memory_order_release);
+    if (args_.cancellation != nullptr) args_.cancellation->Cancel(status);
+    if (args_.rendezvous != nullptr) args_.rendezvous->StartAbort(status);
+  }
+
+  void NodeFinished() {
+    if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) Finish();
+  }
+
+  void Finish() {
+    absl::Status status;
+    {
+      absl::MutexLock lock(&mu_);
+      status = status_;
+    }
+    DoneCallback done = std::move(done_);
+    delete this;
+    done(status);
+  }
+
+  const Executor* exec_;
+  Args args_;
+  DoneCallback done_;
+  std::unique_ptr<Tensor[]> slots_;
+  std::unique_ptr<bool[]> dead_;
+  std::unique_ptr<std::atomic<int>[]> pending_;
+  std::atomic<int> outstanding_{0};
+  std::atomic<bool> aborted_{false};
+  absl::Mutex mu_;
+  absl::Status status_ ABSL_GUARDED_BY(mu_);
+};
+
+Executor::~Executor() = default;
+
+absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const Graph& graph, Device* device,
+                                                           const KernelRegistry& kernels) {
+  std::unique_ptr<Executor> executor(new Executor(device));
+  DFLOW_RETURN_IF_ERROR(executor->Build(graph, kernels));
+  return executor;
+}
+
+absl::Status Executor::Build(const Graph& graph, const KernelRegistry& kernels) {
+  std::vector<Node*> nodes = graph.nodes();
+  std::vector<int> index(graph.num_node_ids(), -1);
+  for (size_t i = 0; i < nodes.size(); ++i) index[nodes[i]->id()] = static_cast<int>(i);
+  nodes_.resize(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node* node = nodes[i];
+    NodeItem& item = nodes_[i];
+    absl::StatusOr<std::unique_ptr<OpKernel>> kernel = kernels.CreateKernel(
+        node->def(), node->op_def(), node->input_types(), node->output_types(), device_);
+    if (!kernel.ok()) return AttachNodeName(kernel.status(), node->name());
+    item.kernel = *std::move(kernel);
+    item.is_async = item.kernel->AsAsync() != nullptr;
+    item.expensive = !device_->IsAccelerator() && item.kernel->IsExpensive();
+    item.runs_when_dead = node->op() == "_Send" || node->op() == "_Recv";
+    item.num_inputs = node->num_inputs();
+    item.num_outputs = node->num_outputs();
+    item.input_start = num_slots_;
+    num_slots_ += item.num_inputs;
+    item.initial_pending = static_cast<int>(node->in_edges().size());
+    if (item.initial_pending == 0) roots_.push_back(static_cast<int>(i));
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    NodeItem& item = nodes_[i];
+    item.out_start = static_cast<int>(out_edges_.size());
+    item.last_use.assign(item.num_outputs, -1);
+    for (const Edge* e : nodes[i]->out_edges()) {
+      const int dst = index[e->dst->id()];
+      if (e->IsControlEdge()) {
+        out_edges_.push_back({dst, -1, -1});
+        continue;
+      }
+      item.last_use[e->src_output] = static_cast<int>(out_edges_.size());
+      out_edges_.push_back({dst, nodes_[dst].input_start + e->dst_input, e->src_output});
+    }
+    item.num_out_edges = static_cast<int>(out_edges_.size()) - item.out_start;
+  }
+  return absl::OkStatus();
+}
+
+void Executor::RunAsync(const Args& args, DoneCallback done) const {
+  (new RunState(this, args, std::move(done)))->Start();
+}
+
+absl::Status Executor::Run(const Args& args) const {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool finished = false;
+  absl::Status result;
+  RunAsync(args, [&](const absl::Status& status) {
+    std::lock_guard<std::mutex> lock(mu);
+    result = status;
+    finished = true;
+    cv.notify_all();
+  });
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return finished; });
+  return result;
+}
+
+}  // namespace dflow

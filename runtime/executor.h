@@ -1,0 +1,111 @@
+// Executor: runs one partition graph on one device, step after step.
+//
+// Built once per partition (kernels instantiated, edges flattened, pending counts
+// precomputed) and immutable afterwards, so concurrent steps share it safely; each
+// RunAsync creates a small per-step state that is freed when the step ends.
+//
+// Scheduling (TF's rules, tuned for low per-node overhead):
+//  1. A node is ready when all its data and control inputs have arrived.
+//  2. Cheap kernels run inline on the thread that made them ready. Of the expensive
+//     nodes made ready together, all but the last go to the thread pool; the last runs
+//     inline when nothing cheap is waiting — so a chain never leaves its thread.
+//  3. Successors of asynchronous kernels (_Recv) continue on the thread that completed
+//     them.
+//  4. The first error wins: it is annotated with the node ("... [[{{node x}}]]"), aborts
+//     the step's rendezvous (waking every blocked _Recv, in every partition) and stops
+//     further scheduling; the step ends once in-flight nodes drain.
+//  5. A node with a dead input is dead (does not run, outputs are dead), except _Send
+//     and _Recv which carry deadness across partitions.
+#ifndef DFLOW_RUNTIME_EXECUTOR_H_
+#define DFLOW_RUNTIME_EXECUTOR_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+#include "runtime/call_frame.h"
+#include "runtime/cancellation.h"
+#include "runtime/device.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/op_kernel.h"
+#include "runtime/rendezvous.h"
+#include "runtime/thread_pool.h"
+
+namespace dflow {
+
+// Hooks for step statistics and tracing; called from executor threads.
+class ExecutorObserver {
+ public:
+  virtual ~ExecutorObserver() = default;
+  // `context` holds the node's outputs (when it succeeded). Times are in nanoseconds
+  // since the Unix epoch.
+  virtual void NodeDone(const OpKernel& kernel, const OpKernelContext& context,
+                        int64_t scheduled_ns, int64_t start_ns, int64_t end_ns) = 0;
+};
+
+class Executor {
+ public:
+  struct Args {
+    int64_t step_id = 0;
+    Rendezvous* rendezvous = nullptr;      // required when the graph has _Send/_Recv
+    CallFrame* call_frame = nullptr;       // required when the graph has _Arg/_Retval
+    CancellationToken* cancellation = nullptr;
+    ThreadPool* runner = nullptr;          // inter-op pool for expensive nodes
+    ExecutorObserver* observer = nullptr;  // optional
+  };
+  using DoneCallback = std::function<void(const absl::Status&)>;
+
+  // Instantiates a kernel per node of `graph` for `device`. `device` and `kernels` must
+  // outlive the executor; `graph` is only read during Create.
+  static absl::StatusOr<std::unique_ptr<Executor>> Create(const Graph& graph, Device* device,
+                                                          const KernelRegistry& kernels);
+  ~Executor();
+
+  // Runs one step; `done` is called exactly once, possibly before RunAsync returns.
+  void RunAsync(const Args& args, DoneCallback done) const;
+  // Runs one step and waits for it.
+  absl::Status Run(const Args& args) const;
+
+  Device* device() const { return device_; }
+  int num_nodes() const { return static_cast<int>(nodes_.size()); }
+
+ private:
+  struct OutEdge {
+    int dst;         // node index
+    int dst_slot;    // global input slot, or -1 for a control edge
+    int src_output;  // output index, or -1 for a control edge
+  };
+  struct NodeItem {
+    std::unique_ptr<OpKernel> kernel;
+    bool is_async = false;
+    bool expensive = true;
+    bool runs_when_dead = false;  // _Send/_Recv carry deadness instead of skipping
+    int input_start = 0;
+    int num_inputs = 0;
+    int num_outputs = 0;
+    int out_start = 0;  // into out_edges_
+    int num_out_edges = 0;
+    int initial_pending = 0;
+    std::vector<int> last_use;  // per output: index in out_edges_ of its last data edge
+  };
+  class RunState;
+
+  explicit Executor(Device* device) : device_(device) {}
+  absl::Status Build(const Graph& graph, const KernelRegistry& kernels);
+
+  Device* device_;
+  std::vector<NodeItem> nodes_;
+  std::vector<OutEdge> out_edges_;
+  std::vector<int> roots_;
+  int num_slots_ = 0;
+};
+
+// TF's AttachDef: "<message> [[{{node <name>}}]]", keeping the status code.
+absl::Status AttachNodeName(const absl::Status& status, absl::string_view node);
+
+}  // namespace dflow
+
+#endif  // DFLOW_RUNTIME_EXECUTOR_H_

@@ -1,0 +1,57 @@
+#include "session/client_session.h"
+
+#include "graph/status_macros.h"
+
+namespace dflow {
+
+absl::StatusOr<std::unique_ptr<ClientSession>> ClientSession::Create(const Scope& scope,
+                                                                     const ConfigProto& config) {
+  DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, NewSession(config));
+  return std::unique_ptr<ClientSession>(new ClientSession(scope, std::move(session)));
+}
+
+absl::Status ClientSession::MaybeExtend() {
+  absl::MutexLock lock(&mu_);
+  GraphDef full;
+  DFLOW_RETURN_IF_ERROR(scope_.ToGraphDef(&full));
+  if (full.node_size() == nodes_sent_) return absl::OkStatus();
+  GraphDef added;
+  *added.mutable_versions() = full.versions();
+  *added.mutable_library() = full.library();
+  for (int i = nodes_sent_; i < full.node_size(); ++i) *added.add_node() = full.node(i);
+  DFLOW_RETURN_IF_ERROR(session_->Extend(added));
+  nodes_sent_ = full.node_size();
+  return absl::OkStatus();
+}
+
+absl::Status ClientSession::Run(const std::vector<Output>& fetches,
+                                std::vector<Tensor>* outputs) {
+  return Run(FeedType(), fetches, {}, outputs);
+}
+
+absl::Status ClientSession::Run(const FeedType& feeds, const std::vector<Output>& fetches,
+                                std::vector<Tensor>* outputs) {
+  return Run(feeds, fetches, {}, outputs);
+}
+
+absl::Status ClientSession::Run(const FeedType& feeds, const std::vector<Output>& fetches,
+                                const std::vector<Operation>& run_outputs,
+                                std::vector<Tensor>* outputs) {
+  return Run(RunOptions(), feeds, fetches, run_outputs, outputs, nullptr);
+}
+
+absl::Status ClientSession::Run(const RunOptions& options, const FeedType& feeds,
+                                const std::vector<Output>& fetches,
+                                const std::vector<Operation>& run_outputs,
+                                std::vector<Tensor>* outputs, RunMetadata* metadata) {
+  DFLOW_RETURN_IF_ERROR(MaybeExtend());
+  std::vector<std::pair<std::string, Tensor>> feed_list;
+  for (const auto& [output, tensor] : feeds) feed_list.emplace_back(output.name(), tensor);
+  std::vector<std::string> fetch_names;
+  for (const Output& output : fetches) fetch_names.push_back(output.name());
+  std::vector<std::string> targets;
+  for (const Operation& op : run_outputs) targets.push_back(op.name());
+  return session_->Run(options, feed_list, fetch_names, targets, outputs, metadata);
+}
+
+}  // namespace dflow

@@ -1,0 +1,79 @@
+#include "session/execution_plan.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/graph_def_import.h"
+#include "graph/node_def_util.h"
+#include "graph/partition.h"
+#include "graph/status_macros.h"
+#include "graph/subgraph.h"
+
+namespace dflow {
+namespace {
+
+// Imports a GraphDef whose `device` fields hold assigned devices, assigning them.
+absl::StatusOr<std::unique_ptr<Graph>> ImportAssigned(const GraphDef& graph_def,
+                                                      const OpRegistry& ops) {
+  ImportOptions options;
+  options.infer_shapes = false;
+  DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, ImportGraphDef(graph_def, options, ops));
+  for (Node* node : graph->nodes()) node->set_assigned_device(node->requested_device());
+  return graph;
+}
+
+absl::StatusOr<std::unique_ptr<Graph>> CopyPlacedGraph(const Graph& placed) {
+  GraphDef graph_def = placed.ToGraphDef();
+  for (NodeDef& node : *graph_def.mutable_node()) {
+    node.set_device(placed.FindNode(node.name())->assigned_device());
+  }
+  return ImportAssigned(graph_def, placed.op_registry());
+}
+
+}  // namespace
+
+std::string PlanSignature::Key() const {
+  return absl::StrCat(absl::StrJoin(feeds, ","), "->", absl::StrJoin(fetches, ","), "/",
+                      absl::StrJoin(targets, ","));
+}
+
+absl::StatusOr<std::string> CanonicalTensorName(absl::string_view name) {
+  DFLOW_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(name));
+  if (id.IsControl()) {
+    return absl::InvalidArgumentError(absl::StrCat("'", name, "' is not a tensor name"));
+  }
+  return id.ToString();
+}
+
+absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
+    const Graph& placed_graph, const PlanSignature& signature, const DeviceMgr& devices,
+    const KernelRegistry& kernels) {
+  DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, CopyPlacedGraph(placed_graph));
+  RewriteSpec spec;
+  spec.feeds = signature.feeds;
+  spec.fetches = signature.fetches;
+  spec.targets = signature.targets;
+  spec.client_device = devices.client_device()->name();
+  DFLOW_ASSIGN_OR_RETURN(RewriteResult rewrite, RewriteGraphForExecution(spec, graph.get()));
+
+  std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan());
+  for (const std::string& arg : rewrite.arg_nodes) {
+    plan->feed_types_.push_back(BaseType(graph->FindNode(arg)->output_types()[0]));
+  }
+  plan->num_fetches_ = static_cast<int>(signature.fetches.size());
+  plan->fetch_names_ = signature.fetches;
+
+  DFLOW_ASSIGN_OR_RETURN(auto partition_defs, PartitionGraph(PartitionOptions(), *graph));
+  for (auto& [device_name, graph_def] : partition_defs) {
+    DFLOW_ASSIGN_OR_RETURN(Device * device, devices.Lookup(device_name));
+    DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> partition,
+                           ImportAssigned(graph_def, placed_graph.op_registry()));
+    Partition part;
+    part.device = device;
+    DFLOW_ASSIGN_OR_RETURN(part.executor, Executor::Create(*partition, device, kernels));
+    part.graph_def = std::move(graph_def);
+    plan->partitions_.push_back(std::move(part));
+  }
+  return plan;
+}
+
+}  // namespace dflow

@@ -1,0 +1,69 @@
+// ExecutionPlan: everything one (feeds, fetches, targets) signature needs, compiled once.
+//
+// Built from the session's placed graph:
+//  1. copy the placed graph (nodes keep their assigned devices);
+//  2. rewrite feeds to _Arg and fetches to _Retval, prune to what they need;
+//  3. partition per device with _Send/_Recv pairs;
+//  4. import each partition and instantiate its kernels in an Executor.
+// Immutable afterwards: concurrent Runs share a plan and keep per-step state elsewhere.
+#ifndef DFLOW_SESSION_EXECUTION_PLAN_H_
+#define DFLOW_SESSION_EXECUTION_PLAN_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+#include "proto/graph.pb.h"
+#include "runtime/device.h"
+#include "runtime/executor.h"
+#include "runtime/kernel_registry.h"
+
+namespace dflow {
+
+struct PlanSignature {
+  std::vector<std::string> feeds;    // canonical "node:k"
+  std::vector<std::string> fetches;  // canonical "node:k"
+  std::vector<std::string> targets;  // node names
+  // "feeds->fetches/targets": the plan cache key.
+  std::string Key() const;
+};
+
+class ExecutionPlan {
+ public:
+  struct Partition {
+    Device* device = nullptr;
+    GraphDef graph_def;  // for RunMetadata.partition_graphs
+    std::unique_ptr<Executor> executor;
+  };
+
+  // `placed_graph`, `devices` and `kernels` are only read during Build (devices and
+  // kernels must outlive the plan).
+  static absl::StatusOr<std::unique_ptr<ExecutionPlan>> Build(const Graph& placed_graph,
+                                                              const PlanSignature& signature,
+                                                              const DeviceMgr& devices,
+                                                              const KernelRegistry& kernels);
+
+  const std::vector<Partition>& partitions() const { return partitions_; }
+  // The dtype each feed must have (the _Arg's T).
+  const std::vector<DataType>& feed_types() const { return feed_types_; }
+  int num_fetches() const { return num_fetches_; }
+  // Names of the fetched tensors as given, for error messages.
+  const std::vector<std::string>& fetch_names() const { return fetch_names_; }
+
+ private:
+  ExecutionPlan() = default;
+
+  std::vector<Partition> partitions_;
+  std::vector<DataType> feed_types_;
+  std::vector<std::string> fetch_names_;
+  int num_fetches_ = 0;
+};
+
+// "x" -> "x:0"; INVALID_ARGUMENT for malformed names.
+absl::StatusOr<std::string> CanonicalTensorName(absl::string_view name);
+
+}  // namespace dflow
+
+#endif  // DFLOW_SESSION_EXECUTION_PLAN_H_

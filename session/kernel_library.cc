@@ -1,0 +1,20 @@
+#include "session/kernel_library.h"
+
+#include <cstdlib>
+
+#include "kernels/cpu/register_cpu_kernels.h"
+
+namespace dflow {
+
+const KernelRegistry& DefaultKernelRegistry() {
+  static const KernelRegistry* registry = [] {
+    auto* r = new KernelRegistry();
+    // Registration of built-in kernels cannot fail unless two kernels collide, which
+    // tests catch; that is a programming error, not a runtime condition.
+    if (!RegisterCpuKernels(r).ok()) std::abort();
+    return r;
+  }();
+  return *registry;
+}
+
+}  // namespace dflow

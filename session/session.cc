@@ -1,0 +1,306 @@
+#include "session/session.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <iostream>
+#include <mutex>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "graph/graph_def_import.h"
+#include "graph/status_macros.h"
+#include "runtime/call_frame.h"
+#include "session/kernel_library.h"
+#include "session/step_stats_collector.h"
+
+namespace dflow {
+namespace {
+
+std::atomic<int64_t> next_step_id{1};
+
+// Collects the statuses of a step's executors; the first error wins.
+class StepBarrier {
+ public:
+  explicit StepBarrier(int count) : remaining_(count) {}
+
+  void Done(const absl::Status& status) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (status_.ok() && !status.ok()) status_ = status;
+    if (--remaining_ == 0) cv_.notify_all();
+  }
+  // False when `timeout_ms` (> 0) passed first.
+  bool Wait(int64_t timeout_ms) {
+    std::unique_lock<std::mutex> lock(mu_);
+    auto finished = [this] { return remaining_ == 0; };
+    if (timeout_ms <= 0) {
+      cv_.wait(lock, finished);
+      return true;
+    }
+    return cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), finished);
+  }
+  void WaitForever() { Wait(0); }
+  absl::Status status() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return status_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int remaining_;
+  absl::Status status_;
+};
+
+absl::StatusOr<PlanSignature> MakeSignature(
+    const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
+  PlanSignature signature;
+  for (const auto& [name, tensor] : feeds) {
+    DFLOW_ASSIGN_OR_RETURN(std::string canonical, CanonicalTensorName(name));
+    signature.feeds.push_back(std::move(canonical));
+  }
+  for (const std::string& name : fetches) {
+    DFLOW_ASSIGN_OR_RETURN(std::string canonical, CanonicalTensorName(name));
+    signature.fetches.push_back(std::move(canonical));
+  }
+  signature.targets = targets;
+  return signature;
+}
+
+absl::Status CheckFeeds(const ExecutionPlan& plan, const std::vector<Tensor>& feeds) {
+  if (feeds.size() != plan.feed_types().size()) {
+    return absl::InvalidArgumentError(absl::StrCat("Expects ", plan.feed_types().size(),
+                                                   " arguments, but ", feeds.size(),
+                                                   " is provided"));
+  }
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    if (feeds[i].dtype() != plan.feed_types()[i]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Expects arg[", i, "] to be ", DataTypeString(plan.feed_types()[i]), " but ",
+          DataTypeString(feeds[i].dtype()), " is provided"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void PrintPlacementLog(const PlacementResult& placement) {
+  for (const std::string& line : placement.log_lines) std::cerr << line << "\n";
+  std::cerr.flush();
+}
+
+}  // namespace
+
+std::string DeviceMappingText(const DeviceMgr& devices) {
+  std::string lines;
+  for (Device* device : devices.devices()) {
+    const std::string& desc = device->attributes().physical_device_desc();
+    if (!desc.empty()) absl::StrAppend(&lines, device->name(), " -> ", desc, "\n");
+  }
+  return lines.empty() ? "Device mapping: no known devices.\n"
+                       : absl::StrCat("Device mapping:\n", lines);
+}
+
+absl::StatusOr<std::unique_ptr<Session>> NewSession(const ConfigProto& config) {
+  DFLOW_ASSIGN_OR_RETURN(SessionDevices devices, CreateSessionDevices(config));
+  std::unique_ptr<Session> session(
+      new Session(config, std::move(devices), DefaultKernelRegistry()));
+  if (config.log_device_placement()) {
+    std::cerr << DeviceMappingText(*session->devices_.devices);
+    std::cerr.flush();
+  }
+  return session;
+}
+
+Session::Session(ConfigProto config, SessionDevices devices, const KernelRegistry& kernels)
+    : config_(std::move(config)), devices_(std::move(devices)), kernels_(kernels) {}
+
+Session::~Session() { Close().IgnoreError(); }
+
+absl::Status Session::Create(const GraphDef& graph_def) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return absl::CancelledError("Session has been closed.");
+    if (state_ != nullptr) {
+      return absl::AlreadyExistsError("A Graph has already been created for this session.");
+    }
+  }
+  if (graph_def.node_size() == 0) return absl::OkStatus();
+  return InstallGraph(graph_def);
+}
+
+absl::Status Session::Extend(const GraphDef& graph_def) {
+  std::shared_ptr<const GraphState> state;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return absl::CancelledError("Session has been closed.");
+    state = state_;
+  }
+  if (state == nullptr) return Create(graph_def);
+  GraphDef merged = state->graph_def;
+  absl::flat_hash_set<std::string> existing;
+  for (const NodeDef& node : merged.node()) existing.insert(node.name());
+  for (const NodeDef& node : graph_def.node()) {
+    if (existing.contains(node.name())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "GraphDef argument to Extend includes node '", node.name(),
+          "', which was created by a previous call to Create or Extend in this session."));
+    }
+    *merged.add_node() = node;
+  }
+  merged.mutable_library()->MergeFrom(graph_def.library());
+  return InstallGraph(std::move(merged));
+}
+
+absl::Status Session::InstallGraph(GraphDef graph_def) {
+  auto state = std::make_shared<GraphState>();
+  DFLOW_ASSIGN_OR_RETURN(state->graph, ImportGraphDef(graph_def));
+  PlacementOptions options;
+  options.allow_soft_placement = config_.allow_soft_placement();
+  options.log_device_placement = config_.log_device_placement();
+  DFLOW_ASSIGN_OR_RETURN(state->placement,
+                         PlaceGraph(options, devices_.devices->ListAttributes(), kernels_,
+                                    state->graph.get()));
+  if (options.log_device_placement) PrintPlacementLog(state->placement);
+  state->graph_def = std::move(graph_def);
+  absl::MutexLock lock(&mu_);
+  state_ = std::move(state);
+  plans_.clear();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<const ExecutionPlan>> Session::GetPlan(
+    const PlanSignature& signature) {
+  const std::string key = signature.Key();
+  std::shared_ptr<const GraphState> state;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return absl::CancelledError("Session has been closed.");
+    if (state_ == nullptr) {
+      return absl::InvalidArgumentError("Session was not created with a graph before Run()!");
+    }
+    auto it = plans_.find(key);
+    if (it != plans_.end()) return it->second;
+    state = state_;
+  }
+  // Compile outside the lock; if two threads race, the first inserted plan wins.
+  DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionPlan> built,
+                         ExecutionPlan::Build(*state->graph, signature, *devices_.devices,
+                                              kernels_));
+  std::shared_ptr<const ExecutionPlan> plan = std::move(built);
+  absl::MutexLock lock(&mu_);
+  if (state_ != state) return plan;  // graph changed meanwhile: use once, don't cache
+  return plans_.emplace(key, std::move(plan)).first->second;
+}
+
+int64_t Session::TimeoutMs(const RunOptions& options) const {
+  if (options.timeout_in_ms() > 0) return options.timeout_in_ms();
+  return config_.operation_timeout_in_ms() > 0 ? config_.operation_timeout_in_ms() : 0;
+}
+
+absl::Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                          const std::vector<std::string>& fetches,
+                          const std::vector<std::string>& targets,
+                          std::vector<Tensor>* outputs) {
+  return Run(RunOptions(), feeds, fetches, targets, outputs, nullptr);
+}
+
+absl::Status Session::Run(const RunOptions& options,
+                          const std::vector<std::pair<std::string, Tensor>>& feeds,
+                          const std::vector<std::string>& fetches,
+                          const std::vector<std::string>& targets,
+                          std::vector<Tensor>* outputs, RunMetadata* metadata) {
+  DFLOW_ASSIGN_OR_RETURN(PlanSignature signature, MakeSignature(feeds, fetches, targets));
+  DFLOW_ASSIGN_OR_RETURN(std::shared_ptr<const ExecutionPlan> plan, GetPlan(signature));
+  std::vector<Tensor> feed_values;
+  feed_values.reserve(feeds.size());
+  for (const auto& feed : feeds) feed_values.push_back(feed.second);
+  DFLOW_RETURN_IF_ERROR(CheckFeeds(*plan, feed_values));
+  return RunPlan(*plan, options, std::move(feed_values), outputs, metadata);
+}
+
+absl::Status Session::RunPlan(const ExecutionPlan& plan, const RunOptions& options,
+                              std::vector<Tensor> feeds, std::vector<Tensor>* outputs,
+                              RunMetadata* metadata) {
+  CallFrame frame;
+  frame.args = std::move(feeds);
+  frame.retvals.resize(plan.num_fetches());
+  frame.retval_set.assign(plan.num_fetches(), 0);
+  CancellationToken cancellation;
+  std::unique_ptr<Rendezvous> rendezvous;
+  if (plan.partitions().size() > 1) rendezvous = std::make_unique<Rendezvous>();
+  StepHandle handle{&cancellation, rendezvous.get()};
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return absl::CancelledError("Session has been closed.");
+    active_steps_.insert(&handle);
+  }
+  std::unique_ptr<StepStatsCollector> stats;
+  if (metadata != nullptr && options.trace_level() == RunOptions::FULL_TRACE) {
+    stats = std::make_unique<StepStatsCollector>();
+  }
+  Executor::Args args;
+  args.step_id = next_step_id.fetch_add(1, std::memory_order_relaxed);
+  args.rendezvous = rendezvous.get();
+  args.call_frame = &frame;
+  args.cancellation = &cancellation;
+  args.runner = devices_.pool.get();
+  StepBarrier barrier(static_cast<int>(plan.partitions().size()));
+  for (const ExecutionPlan::Partition& partition : plan.partitions()) {
+    Executor::Args partition_args = args;
+    if (stats) partition_args.observer = stats->ForDevice(partition.device->name());
+    partition.executor->RunAsync(partition_args,
+                                 [&barrier](const absl::Status& s) { barrier.Done(s); });
+  }
+  absl::Status status;
+  if (!barrier.Wait(TimeoutMs(options))) {
+    status = absl::DeadlineExceededError("Timed out waiting for notification");
+    cancellation.Cancel(status);
+    if (rendezvous) rendezvous->StartAbort(status);
+    barrier.WaitForever();  // executors drain before the step's state goes away
+  } else {
+    status = barrier.status();
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    active_steps_.erase(&handle);
+  }
+  if (stats) stats->Finish(metadata->mutable_step_stats());
+  if (metadata != nullptr && options.output_partition_graphs()) {
+    for (const auto& partition : plan.partitions()) {
+      *metadata->add_partition_graphs() = partition.graph_def;
+    }
+  }
+  DFLOW_RETURN_IF_ERROR(status);
+  for (int i = 0; i < plan.num_fetches(); ++i) {
+    if (!frame.retval_set[i]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Retval[", i, "] does not have value: '", plan.fetch_names()[i],
+          "' was not computed (it is on an untaken branch of a conditional)"));
+    }
+  }
+  *outputs = std::move(frame.retvals);
+  return absl::OkStatus();
+}
+
+absl::Status Session::Close() {
+  absl::MutexLock lock(&mu_);
+  if (closed_) return absl::OkStatus();
+  closed_ = true;
+  const absl::Status cancelled = absl::CancelledError("Run call was cancelled");
+  for (StepHandle* step : active_steps_) {
+    step->cancellation->Cancel(cancelled);
+    if (step->rendezvous != nullptr) step->rendezvous->StartAbort(cancelled);
+  }
+  return absl::OkStatus();
+}
+
+std::vector<DeviceAttributes> Session::ListDevices() const {
+  return devices_.devices->ListAttributes();
+}
+
+PlacementResult Session::placement() const {
+  absl::MutexLock lock(&mu_);
+  return state_ == nullptr ? PlacementResult() : state_->placement;
+}
+
+}  // namespace dflow

@@ -1,0 +1,121 @@
+// Session: TensorFlow 1.x's DirectSession for dflow.
+//
+//   auto session = NewSession(config);           // devices from the ConfigProto
+//   session->Create(graph_def);                  // validate + place the whole graph once
+//   session->Run(options, feeds, fetches, targets, &outputs, &metadata);
+//   session->Close();
+//
+// Rules:
+//  1. Create/Extend validate the whole GraphDef (every problem at once) and place every
+//     node (TF's placer rules, ConfigProto.allow_soft_placement); placement errors come
+//     from Create, not from the first Run. log_device_placement prints TF's lines to
+//     stderr.
+//  2. Each (feeds, fetches, targets) signature compiles once into an immutable
+//     ExecutionPlan, cached; "x" and "x:0" are the same tensor.
+//  3. Run is safe to call from many threads at once: each step has its own call frame,
+//     rendezvous and cancellation.
+//  4. A step's first error is returned annotated with its node; RunOptions.timeout_in_ms
+//     (else ConfigProto.operation_timeout_in_ms) ends a step with DEADLINE_EXCEEDED.
+//  5. Close cancels in-flight steps; later calls fail with CANCELLED.
+#ifndef DFLOW_SESSION_SESSION_H_
+#define DFLOW_SESSION_SESSION_H_
+
+#include <atomic>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "graph/graph.h"
+#include "graph/placer.h"
+#include "proto/config.pb.h"
+#include "proto/graph.pb.h"
+#include "runtime/cancellation.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/rendezvous.h"
+#include "runtime/tensor.h"
+#include "session/device_factory.h"
+#include "session/execution_plan.h"
+
+namespace dflow {
+
+class Session {
+ public:
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // A GraphDef with no nodes is accepted and changes nothing (TF's behaviour).
+  // ALREADY_EXISTS on a second Create; INVALID_ARGUMENT listing every graph problem or
+  // the placement error.
+  absl::Status Create(const GraphDef& graph_def);
+  // Adds nodes to the graph and re-places it. INVALID_ARGUMENT when a node name exists.
+  absl::Status Extend(const GraphDef& graph_def);
+
+  absl::Status Run(const RunOptions& options,
+                   const std::vector<std::pair<std::string, Tensor>>& feeds,
+                   const std::vector<std::string>& fetches,
+                   const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
+                   RunMetadata* metadata);
+  absl::Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                   const std::vector<std::string>& fetches,
+                   const std::vector<std::string>& targets, std::vector<Tensor>* outputs);
+
+  absl::Status Close();
+
+  std::vector<DeviceAttributes> ListDevices() const;
+  const DeviceMgr& devices() const { return *devices_.devices; }
+  // The placement of the current graph (empty before Create).
+  PlacementResult placement() const;
+  const ConfigProto& config() const { return config_; }
+
+ private:
+  friend absl::StatusOr<std::unique_ptr<Session>> NewSession(const ConfigProto& config);
+  Session(ConfigProto config, SessionDevices devices, const KernelRegistry& kernels);
+
+  // The graph as last created/extended, placed. Immutable once published.
+  struct GraphState {
+    GraphDef graph_def;  // as given, merged
+    std::unique_ptr<Graph> graph;
+    PlacementResult placement;
+  };
+  // Per-step handles that Close() uses to cancel in-flight steps.
+  struct StepHandle {
+    CancellationToken* cancellation;
+    Rendezvous* rendezvous;
+  };
+
+  absl::Status InstallGraph(GraphDef graph_def);
+  absl::StatusOr<std::shared_ptr<const ExecutionPlan>> GetPlan(const PlanSignature& signature);
+  absl::Status RunPlan(const ExecutionPlan& plan, const RunOptions& options,
+                       std::vector<Tensor> feeds, std::vector<Tensor>* outputs,
+                       RunMetadata* metadata);
+  int64_t TimeoutMs(const RunOptions& options) const;
+
+  const ConfigProto config_;
+  SessionDevices devices_;
+  const KernelRegistry& kernels_;
+
+  mutable absl::Mutex mu_;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  std::shared_ptr<const GraphState> state_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::shared_ptr<const ExecutionPlan>> plans_
+      ABSL_GUARDED_BY(mu_);
+  std::set<StepHandle*> active_steps_ ABSL_GUARDED_BY(mu_);
+};
+
+// Creates a session with the devices `config` asks for. INVALID_ARGUMENT for bad
+// ConfigProto values (naming the field).
+absl::StatusOr<std::unique_ptr<Session>> NewSession(const ConfigProto& config = {});
+
+// The "Device mapping:" block TF prints for log_device_placement (accelerators only).
+std::string DeviceMappingText(const DeviceMgr& devices);
+
+}  // namespace dflow
+
+#endif  // DFLOW_SESSION_SESSION_H_

@@ -1,0 +1,90 @@
+#include "session/step_stats_collector.h"
+
+#include <pthread.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace dflow {
+namespace {
+
+std::string TimelineLabel(const OpKernel& kernel) {
+  std::vector<std::string> inputs;
+  for (const std::string& input : kernel.def().input()) {
+    if (!input.empty() && input[0] != '^') inputs.push_back(input);
+  }
+  return absl::StrCat(kernel.name(), " = ", kernel.type_string(), "(",
+                      absl::StrJoin(inputs, ", "), ")");
+}
+
+void AddOutputs(const OpKernelContext& context, NodeExecStats* stats) {
+  if (!context.status().ok()) return;
+  for (int i = 0; i < context.num_outputs(); ++i) {
+    const Tensor* out = const_cast<OpKernelContext&>(context).mutable_output(i);
+    if (!out->IsInitialized()) continue;
+    NodeOutput* output = stats->add_output();
+    output->set_slot(i);
+    TensorDescription* description = output->mutable_tensor_description();
+    description->set_dtype(out->dtype());
+    *description->mutable_shape() = out->shape().ToProto();
+    AllocationDescription* allocation = description->mutable_allocation_description();
+    allocation->set_requested_bytes(static_cast<int64_t>(out->TotalBytes()));
+    allocation->set_allocator_name(context.allocator()->Name());
+  }
+}
+
+}  // namespace
+
+class StepStatsCollector::DeviceObserver final : public ExecutorObserver {
+ public:
+  DeviceObserver(StepStatsCollector* owner, std::string device)
+      : owner_(owner), device_(std::move(device)) {}
+
+  void NodeDone(const OpKernel& kernel, const OpKernelContext& context, int64_t scheduled_ns,
+                int64_t start_ns, int64_t end_ns) override {
+    NodeExecStats stats;
+    stats.set_node_name(kernel.name());
+    stats.set_all_start_micros(start_ns / 1000);
+    stats.set_all_start_nanos(start_ns);
+    stats.set_scheduled_micros(scheduled_ns / 1000);
+    stats.set_scheduled_nanos(scheduled_ns);
+    stats.set_op_start_rel_micros(0);
+    stats.set_op_start_rel_nanos(0);
+    stats.set_op_end_rel_micros((end_ns - start_ns) / 1000);
+    stats.set_op_end_rel_nanos(end_ns - start_ns);
+    stats.set_all_end_rel_micros((end_ns - start_ns) / 1000);
+    stats.set_all_end_rel_nanos(end_ns - start_ns);
+    stats.set_timeline_label(TimelineLabel(kernel));
+    stats.set_thread_id(static_cast<uint32_t>(pthread_self() & 0xffffffff));
+    AddOutputs(context, &stats);
+    owner_->Record(device_, std::move(stats));
+  }
+
+ private:
+  StepStatsCollector* owner_;
+  std::string device_;
+};
+
+StepStatsCollector::StepStatsCollector() = default;
+StepStatsCollector::~StepStatsCollector() = default;
+
+ExecutorObserver* StepStatsCollector::ForDevice(const std::string& device_name) {
+  absl::MutexLock lock(&mu_);
+  auto& observer = observers_[device_name];
+  if (!observer) observer = std::make_unique<DeviceObserver>(this, device_name);
+  devices_[device_name].set_device(device_name);
+  return observer.get();
+}
+
+void StepStatsCollector::Record(const std::string& device, NodeExecStats stats) {
+  absl::MutexLock lock(&mu_);
+  *devices_[device].add_node_stats() = std::move(stats);
+}
+
+void StepStatsCollector::Finish(StepStats* stats) {
+  absl::MutexLock lock(&mu_);
+  for (auto& [name, device_stats] : devices_) *stats->add_dev_stats() = std::move(device_stats);
+  devices_.clear();
+}
+
+}  // namespace dflow

@@ -1,0 +1,256 @@
+// The executor on its own: scheduling, errors annotated with the node, abort waking
+// blocked receives, deadness, concurrency — with small test kernels.
+#include <atomic>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "absl/strings/match.h"
+#include "graph/graph_def_import.h"
+#include "runtime/call_frame.h"
+#include "runtime/executor.h"
+#include "tests/testing/graph_testing.h"
+
+namespace dflow {
+namespace {
+
+// Test kernels on real op names: Const gives its scalar, Add adds float scalars,
+// Abort always fails, and _Send/_Recv/_Arg/_Retval move tensors.
+class TestConst : public OpKernel {
+ public:
+  explicit TestConst(OpKernelConstruction* c) : OpKernel(c) {
+    TensorProto proto;
+    OP_REQUIRES_OK(c, c->GetAttr("value", &proto));
+    value_ = proto.float_val_size() ? proto.float_val(0) : 0.f;
+  }
+  bool IsExpensive() const override { return false; }
+  void Compute(OpKernelContext* ctx) override {
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, TensorShape()));
+    out->scalar<float>() = value_;
+  }
+
+ private:
+  float value_ = 0;
+};
+
+class TestAdd : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, TensorShape()));
+    out->scalar<float>() = ctx->input(0).scalar<float>() + ctx->input(1).scalar<float>();
+  }
+};
+
+class TestAbort : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    ctx->SetStatus(absl::InvalidArgumentError("deliberate failure"));
+  }
+};
+
+class TestRecv : public AsyncOpKernel {
+ public:
+  using AsyncOpKernel::AsyncOpKernel;
+  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
+    ctx->rendezvous()->RecvAsync("key", [ctx, done](const absl::Status& s, const Tensor& t, bool dead) {
+      if (!s.ok()) ctx->SetStatus(s);
+      else if (dead) ctx->set_output_dead(0);
+      else ctx->set_output(0, t);
+      done();
+    });
+  }
+};
+
+class TestRetval : public OpKernel {
+ public:
+  explicit TestRetval(OpKernelConstruction* c) : OpKernel(c) {
+    OP_REQUIRES_OK(c, c->GetAttr("index", &index_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    ctx->call_frame()->retvals[index_] = ctx->input(0);
+    ctx->call_frame()->retval_set[index_] = 1;
+  }
+
+ private:
+  int64_t index_ = 0;
+};
+
+const KernelRegistry& TestKernels() {
+  static KernelRegistry* registry = [] {
+    auto* r = new KernelRegistry();
+    (void)r->Register<TestConst>(KernelDefBuilder("Const").Device("CPU"));
+    (void)r->Register<TestAdd>(KernelDefBuilder("Add").Device("CPU"));
+    (void)r->Register<TestAbort>(KernelDefBuilder("Abort").Device("CPU"));
+    (void)r->Register<TestRecv>(KernelDefBuilder("_Recv").Device("CPU"));
+    (void)r->Register<TestRetval>(KernelDefBuilder("_Retval").Device("CPU"));
+    return r;
+  }();
+  return *registry;
+}
+
+struct Fixture {
+  CpuAllocator allocator;
+  ThreadPool pool{2, "test"};
+  CpuDevice device{0, &allocator, &pool};
+};
+
+std::string ConstNode(const std::string& name, float value) {
+  return "node { name: '" + name + "' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }" +
+         " attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: " +
+         std::to_string(value) + " } } } }\n";
+}
+std::string AddNode(const std::string& name, const std::string& a, const std::string& b) {
+  return "node { name: '" + name + "' op: 'Add' input: '" + a + "' input: '" + b +
+         "' attr { key: 'T' value { type: DT_FLOAT } } }\n";
+}
+std::string RetvalNode(const std::string& input, int index) {
+  return "node { name: 'ret" + std::to_string(index) + "' op: '_Retval' input: '" + input +
+         "' attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'index' value { i: " +
+         std::to_string(index) + " } } }\n";
+}
+
+std::unique_ptr<Executor> Build(Fixture& f, const std::string& text) {
+  auto graph = ImportGraphDef(testing::GraphFromText(text));
+  INFO(graph.status().ToString());
+  REQUIRE(graph.ok());
+  auto executor = Executor::Create(**graph, &f.device, TestKernels());
+  INFO(executor.status().ToString());
+  REQUIRE(executor.ok());
+  return *std::move(executor);
+}
+
+TEST_CASE("A chain and a diamond compute their values", "[runtime][executor]") {
+  Fixture f;
+  std::string text = ConstNode("a", 1) + ConstNode("b", 2);
+  std::string prev = "a";
+  for (int i = 0; i < 100; ++i) {  // a + b + b + ... (chain of 100 Adds)
+    text += AddNode("add" + std::to_string(i), prev, "b");
+    prev = "add" + std::to_string(i);
+  }
+  text += AddNode("diamond", prev, prev) + RetvalNode("diamond", 0);
+  std::unique_ptr<Executor> executor = Build(f, text);
+  CallFrame frame;
+  frame.retvals.resize(1);
+  frame.retval_set.assign(1, 0);
+  Executor::Args args;
+  args.call_frame = &frame;
+  args.runner = &f.pool;
+  REQUIRE(executor->Run(args).ok());
+  REQUIRE(frame.retval_set[0]);
+  CHECK(frame.retvals[0].scalar<float>() == 2 * (1 + 2 * 100));
+}
+
+TEST_CASE("A kernel error comes back annotated with its node", "[runtime][executor]") {
+  Fixture f;
+  std::unique_ptr<Executor> executor =
+      Build(f, ConstNode("a", 1) + "node { name: 'boom' op: 'Abort' input: '^a' }\n");
+  Executor::Args args;
+  args.runner = &f.pool;
+  absl::Status status = executor->Run(args);
+  CHECK(status.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(status.message() == "deliberate failure [[{{node boom}}]]");
+}
+
+TEST_CASE("The first error aborts the rendezvous so a blocked receive wakes",
+          "[runtime][executor]") {
+  Fixture f;
+  // Partition A waits for a tensor that never comes; partition B fails.
+  std::unique_ptr<Executor> waiting = Build(f, R"(
+    node { name: 'r' op: '_Recv' attr { key: 'tensor_type' value { type: DT_FLOAT } }
+      attr { key: 'tensor_name' value { s: 'x' } } attr { key: 'send_device' value { s: 'a' } }
+      attr { key: 'send_device_incarnation' value { i: 1 } } attr { key: 'recv_device' value { s: 'b' } } }
+  )" + RetvalNode("r", 0));
+  std::unique_ptr<Executor> failing = Build(f, "node { name: 'boom' op: 'Abort' }\n");
+  Rendezvous rendezvous;
+  CallFrame frame;
+  frame.retvals.resize(1);
+  frame.retval_set.assign(1, 0);
+  Executor::Args args;
+  args.rendezvous = &rendezvous;
+  args.call_frame = &frame;
+  args.runner = &f.pool;
+  std::atomic<int> done{0};
+  absl::Status waiting_status;
+  waiting->RunAsync(args, [&](const absl::Status& s) { waiting_status = s; ++done; });
+  CHECK(done.load() == 0);  // blocked in _Recv
+  absl::Status failing_status = failing->Run(args);
+  CHECK(failing_status.message() == "deliberate failure [[{{node boom}}]]");
+  for (int i = 0; i < 1000 && done.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  REQUIRE(done.load() == 1);
+  CHECK(waiting_status.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(absl::StrContains(waiting_status.message(), "deliberate failure"));
+  CHECK_FALSE(frame.retval_set[0]);
+}
+
+TEST_CASE("A dead input makes its consumers dead; nothing is fetched", "[runtime][executor]") {
+  Fixture f;
+  std::unique_ptr<Executor> executor = Build(f, R"(
+    node { name: 'r' op: '_Recv' attr { key: 'tensor_type' value { type: DT_FLOAT } }
+      attr { key: 'tensor_name' value { s: 'x' } } attr { key: 'send_device' value { s: 'a' } }
+      attr { key: 'send_device_incarnation' value { i: 1 } } attr { key: 'recv_device' value { s: 'b' } } }
+  )" + AddNode("sum", "r", "r") + RetvalNode("sum", 0));
+  Rendezvous rendezvous;
+  REQUIRE(rendezvous.Send("key", Tensor(), /*is_dead=*/true).ok());
+  CallFrame frame;
+  frame.retvals.resize(1);
+  frame.retval_set.assign(1, 0);
+  Executor::Args args;
+  args.rendezvous = &rendezvous;
+  args.call_frame = &frame;
+  REQUIRE(executor->Run(args).ok());
+  CHECK_FALSE(frame.retval_set[0]);
+}
+
+TEST_CASE("Concurrent steps on one executor keep their own state", "[runtime][executor]") {
+  Fixture f;
+  std::unique_ptr<Executor> executor = Build(
+      f, ConstNode("a", 3) + ConstNode("b", 4) + AddNode("s", "a", "b") + RetvalNode("s", 0));
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 500; ++i) {
+        CallFrame frame;
+        frame.retvals.resize(1);
+        frame.retval_set.assign(1, 0);
+        Executor::Args args;
+        args.call_frame = &frame;
+        args.runner = &f.pool;
+        if (!executor->Run(args).ok() || frame.retvals[0].scalar<float>() != 7) ++wrong;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK(wrong.load() == 0);
+}
+
+TEST_CASE("A cancelled step stops with the cancellation reason", "[runtime][executor]") {
+  Fixture f;
+  std::unique_ptr<Executor> executor =
+      Build(f, ConstNode("a", 1) + AddNode("s", "a", "a") + RetvalNode("s", 0));
+  CancellationToken token;
+  token.Cancel(absl::DeadlineExceededError("too slow"));
+  CallFrame frame;
+  frame.retvals.resize(1);
+  frame.retval_set.assign(1, 0);
+  Executor::Args args;
+  args.call_frame = &frame;
+  args.cancellation = &token;
+  absl::Status status = executor->Run(args);
+  CHECK(status.code() == absl::StatusCode::kDeadlineExceeded);
+  CHECK_FALSE(frame.retval_set[0]);
+}
+
+TEST_CASE("A node with no kernel fails at Create naming the node", "[runtime][executor]") {
+  Fixture f;
+  auto graph = ImportGraphDef(testing::GraphFromText("node { name: 'n' op: 'NoOp' }"));
+  REQUIRE(graph.ok());
+  auto executor = Executor::Create(**graph, &f.device, TestKernels());
+  CHECK(executor.status().code() == absl::StatusCode::kNotFound);
+  CHECK(absl::StrContains(executor.status().message(), "{{node n}}"));
+}
+
+}  // namespace
+}  // namespace dflow
