@@ -121,34 +121,36 @@ std::string Graph::NewName(absl::string_view prefix) {
   return name;
 }
 
+NodeDef Graph::NodeDefWithInputs(const Node& node) const {
+  NodeDef def = node.def();
+  def.clear_input();
+  std::vector<const Edge*> data(node.num_inputs(), nullptr);
+  std::vector<const Edge*> control;
+  for (const Edge* e : node.in_edges()) {
+    if (e->IsControlEdge()) {
+      control.push_back(e);
+    } else if (e->dst_input < static_cast<int>(data.size())) {
+      data[e->dst_input] = e;
+    }
+  }
+  for (const Edge* e : data) {
+    if (e == nullptr) continue;
+    def.add_input(e->src_output == 0 ? e->src->name()
+                                     : absl::StrCat(e->src->name(), ":", e->src_output));
+  }
+  std::sort(control.begin(), control.end(),
+            [](const Edge* a, const Edge* b) { return a->src->id() < b->src->id(); });
+  for (const Edge* e : control) def.add_input(absl::StrCat("^", e->src->name()));
+  return def;
+}
+
 GraphDef Graph::ToGraphDef() const {
   GraphDef graph_def;
   *graph_def.mutable_versions() = versions_;
   if (library_.function_size() > 0 || library_.gradient_size() > 0) {
     *graph_def.mutable_library() = library_;
   }
-  for (const Node* node : nodes()) {
-    NodeDef* def = graph_def.add_node();
-    *def = node->def();
-    def->clear_input();
-    std::vector<const Edge*> data(node->num_inputs(), nullptr);
-    std::vector<const Edge*> control;
-    for (const Edge* e : node->in_edges()) {
-      if (e->IsControlEdge()) {
-        control.push_back(e);
-      } else if (e->dst_input < static_cast<int>(data.size())) {
-        data[e->dst_input] = e;
-      }
-    }
-    for (const Edge* e : data) {
-      if (e == nullptr) continue;
-      def->add_input(e->src_output == 0 ? e->src->name()
-                                        : absl::StrCat(e->src->name(), ":", e->src_output));
-    }
-    std::sort(control.begin(), control.end(),
-              [](const Edge* a, const Edge* b) { return a->src->id() < b->src->id(); });
-    for (const Edge* e : control) def->add_input(absl::StrCat("^", e->src->name()));
-  }
+  for (const Node* node : nodes()) *graph_def.add_node() = NodeDefWithInputs(*node);
   return graph_def;
 }
 

@@ -131,6 +131,8 @@ class Graph {
 
   // Nodes in id order; data inputs by input index, then control inputs.
   GraphDef ToGraphDef() const;
+  // `node`'s NodeDef with its `input` list rebuilt from its edges.
+  NodeDef NodeDefWithInputs(const Node& node) const;
 
  private:
   const OpRegistry& ops_;

@@ -13,12 +13,36 @@ void UpdateMax(std::atomic<int64_t>& target, int64_t value) {
   }
 }
 
+size_t RoundUp(size_t bytes, size_t alignment) {
+  return (bytes + alignment - 1) / alignment * alignment;
+}
+
 }  // namespace
+
+CpuAllocator::~CpuAllocator() {
+  for (auto& [size, block] : cache_) std::free(block);
+}
 
 void* CpuAllocator::AllocateRaw(size_t alignment, size_t bytes) {
   alignment = std::max(alignment, sizeof(void*));
-  const size_t rounded = (bytes + alignment - 1) / alignment * alignment;
-  void* ptr = std::aligned_alloc(alignment, rounded);
+  // Large blocks are sized in whole MiB so a freed one can serve any request that
+  // rounds to its size. Cached blocks are kAlignment-aligned: stricter requests skip
+  // the cache (their blocks may still be cached when freed, which is harmless).
+  const bool large = bytes >= kCachedBlockMin;
+  const size_t rounded = RoundUp(bytes, large ? kCachedBlockMin : alignment);
+  void* ptr = nullptr;
+  if (large && alignment <= kAlignment) {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    auto it = cache_.find(rounded);
+    if (it != cache_.end()) {
+      ptr = it->second;
+      cached_bytes_ -= it->first;
+      cache_.erase(it);
+    }
+  }
+  if (ptr == nullptr) {
+    ptr = std::aligned_alloc(large ? std::max(alignment, kAlignment) : alignment, rounded);
+  }
   if (ptr == nullptr) return nullptr;
   num_allocs_.fetch_add(1, std::memory_order_relaxed);
   const int64_t now = in_use_.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed) +
@@ -31,6 +55,15 @@ void* CpuAllocator::AllocateRaw(size_t alignment, size_t bytes) {
 void CpuAllocator::DeallocateRaw(void* ptr, size_t bytes) {
   if (ptr == nullptr) return;
   in_use_.fetch_sub(static_cast<int64_t>(bytes), std::memory_order_relaxed);
+  if (bytes >= kCachedBlockMin) {
+    const size_t rounded = RoundUp(bytes, kCachedBlockMin);
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    if (cached_bytes_ + rounded <= kCacheLimit) {
+      cache_.emplace(rounded, ptr);
+      cached_bytes_ += rounded;
+      return;
+    }
+  }
   std::free(ptr);
 }
 

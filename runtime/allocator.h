@@ -11,6 +11,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
 
 namespace dflow {
@@ -40,9 +42,17 @@ class Allocator {
   virtual void ResetPeak() = 0;
 };
 
-// Allocator for host memory: aligned malloc with atomic counters (no locks).
+// Allocator for host memory: aligned malloc with atomic counters. Blocks of 1 MiB and
+// more are cached when freed (up to 1 GiB) and handed out again for requests up to the
+// block's size: the OS maps big blocks with fresh pages, and first-touching those
+// costs far more than the work a kernel does on them.
 class CpuAllocator final : public Allocator {
  public:
+  static constexpr size_t kCachedBlockMin = size_t{1} << 20;
+  static constexpr size_t kCacheLimit = size_t{1} << 30;
+
+  CpuAllocator() = default;
+  ~CpuAllocator() override;
   std::string Name() const override { return "cpu"; }
   void* AllocateRaw(size_t alignment, size_t bytes) override;
   void DeallocateRaw(void* ptr, size_t bytes) override;
@@ -54,6 +64,9 @@ class CpuAllocator final : public Allocator {
   std::atomic<int64_t> in_use_{0};
   std::atomic<int64_t> peak_{0};
   std::atomic<int64_t> largest_{0};
+  std::mutex cache_mu_;
+  std::multimap<size_t, void*> cache_;  // block size -> block, guarded by cache_mu_
+  size_t cached_bytes_ = 0;             // guarded by cache_mu_
 };
 
 }  // namespace dflow

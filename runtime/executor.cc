@@ -271,8 +271,9 @@ absl::Status Executor::Build(const Graph& graph, const KernelRegistry& kernels) 
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node* node = nodes[i];
     NodeItem& item = nodes_[i];
+    // Kernels see their inputs by name (timeline labels, error messages).
     absl::StatusOr<std::unique_ptr<OpKernel>> kernel = kernels.CreateKernel(
-        node->def(), node->op_def(), node->input_types(), node->output_types(), device_);
+        graph.NodeDefWithInputs(*node), node->op_def(), node->input_types(), node->output_types(), device_);
     if (!kernel.ok()) return AttachNodeName(kernel.status(), node->name());
     item.kernel = *std::move(kernel);
     item.is_async = item.kernel->AsAsync() != nullptr;

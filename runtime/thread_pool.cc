@@ -81,7 +81,9 @@ void ThreadPool::WorkerLoop() {
 void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
                              const std::function<void(int64_t, int64_t)>& fn) {
   if (total <= 0) return;
-  const int64_t max_shards = NumThreads() + (IsPoolThread() ? 0 : 1);
+  // Several shards per thread, so a thread that finishes early takes more work.
+  constexpr int64_t kShardsPerThread = 4;
+  const int64_t max_shards = kShardsPerThread * (NumThreads() + (IsPoolThread() ? 0 : 1));
   const int64_t work = total * std::max<int64_t>(cost_per_unit, 1);
   const int64_t shards = std::clamp<int64_t>(work / kMinCyclesPerShard, 1,
                                              std::min(max_shards, total));

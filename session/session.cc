@@ -245,14 +245,24 @@ absl::Status Session::RunPlan(const ExecutionPlan& plan, const RunOptions& optio
   args.cancellation = &cancellation;
   args.runner = devices_.pool.get();
   StepBarrier barrier(static_cast<int>(plan.partitions().size()));
+  // Without a deadline the step starts on this thread (cheapest); with one it starts on
+  // the pool so this thread can stop waiting when the deadline passes.
+  const int64_t timeout_ms = TimeoutMs(options);
   for (const ExecutionPlan::Partition& partition : plan.partitions()) {
     Executor::Args partition_args = args;
     if (stats) partition_args.observer = stats->ForDevice(partition.device->name());
-    partition.executor->RunAsync(partition_args,
-                                 [&barrier](const absl::Status& s) { barrier.Done(s); });
+    const Executor* executor = partition.executor.get();
+    auto start = [executor, partition_args, &barrier] {
+      executor->RunAsync(partition_args, [&barrier](const absl::Status& s) { barrier.Done(s); });
+    };
+    if (timeout_ms > 0) {
+      devices_.pool->Schedule(start);
+    } else {
+      start();
+    }
   }
   absl::Status status;
-  if (!barrier.Wait(TimeoutMs(options))) {
+  if (!barrier.Wait(timeout_ms)) {
     status = absl::DeadlineExceededError("Timed out waiting for notification");
     cancellation.Cancel(status);
     if (rendezvous) rendezvous->StartAbort(status);

@@ -1,22 +1,37 @@
 // dflow: the command-line front end (contract in ../shared/DESIGN.md, "Contract").
 // Every error exits with status 1 and prints the status as "CODE: message" on stderr.
+#include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "tools/convert_command.h"
+#include "tools/devices_command.h"
 #include "tools/inspect_command.h"
+#include "tools/place_command.h"
+#include "tools/run_command.h"
 
 namespace {
 
 constexpr char kUsage[] =
     "usage: dflow <command> [--flag=value]...\n"
     "commands:\n"
+    "  run     --graph=PATH [--output=json|text] [--config=TEXTPROTO]\n"
+    "          [--run_options=TEXTPROTO] [--run_metadata=PATH]\n"
+    "          [--feed=NAME=VALUE]... [--fetch=NAME]... [--target=NAME]...\n"
+    "                                       run once; VALUE is JSON ([[1,2],[3,4]]) or @file.npy\n"
+    "  devices [--config=TEXTPROTO]         list the devices a session gets\n"
+    "  place   --graph=PATH [--config=TEXTPROTO] [--explain]\n"
+    "                                       where each node runs (and why, and every copy)\n"
     "  inspect --graph=PATH                 report on a GraphDef and list every problem\n"
     "  convert --graph=PATH --out=PATH      rewrite as .pb (binary) or .pbtxt (text)\n";
 
 absl::Status Dispatch(const std::string& command, const std::vector<std::string>& args) {
+  if (command == "run") return dflow::RunRunCommand(args, std::cout);
+  if (command == "devices") return dflow::RunDevicesCommand(args, std::cout);
+  if (command == "place") return dflow::RunPlaceCommand(args, std::cout);
   if (command == "inspect") return dflow::RunInspectCommand(args, std::cout);
   if (command == "convert") return dflow::RunConvertCommand(args, std::cout);
   if (command == "help" || command == "--help" || command == "-h") {
@@ -34,7 +49,16 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::vector<std::string> args(argv + 2, argv + argc);
-  absl::Status status = Dispatch(argv[1], args);
+  absl::Status status;
+  // dflow's libraries never throw, but the standard library may (std::bad_alloc on an
+  // absurd input): report it like every other error instead of aborting.
+  try {
+    status = Dispatch(argv[1], args);
+  } catch (const std::bad_alloc&) {
+    status = absl::ResourceExhaustedError("out of memory");
+  } catch (const std::exception& e) {
+    status = absl::InternalError(e.what());
+  }
   std::cout.flush();
   if (!status.ok()) {
     std::cerr << absl::StatusCodeToString(status.code()) << ": " << status.message() << "\n";

@@ -11,6 +11,8 @@ PACKAGES=(
   protobuf-compiler    # protoc
   libabsl-dev          # Abseil 20220623: Status, StatusOr, strings, containers, Mutex
   catch2               # Catch2 2.13 (tests)
+  libdnnl-dev          # oneDNN 2.6: float GEMM of the CPU MatMul (kernels/README.md "BLAS choice")
+  libopenblas-dev      # OpenBLAS 0.3.21: double GEMM of the CPU MatMul
 )
 
 missing=()

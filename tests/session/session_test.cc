@@ -122,7 +122,7 @@ TEST_CASE("Towers on /cpu:2 and /cpu:3 summed by AddN on /cpu:0 give [[44,56],[9
 
 TEST_CASE("A missing device fails at Create, and soft placement falls back", "[session]") {
   Scope root = Scope::NewRootScope();
-  Output a = Const(root.WithOpName("a").WithDevice("/gpu:2"), {1.f, 2.f});
+  Const(root.WithOpName("a").WithDevice("/gpu:2"), {1.f, 2.f});
   GraphDef graph_def;
   REQUIRE(root.ToGraphDef(&graph_def).ok());
   {
@@ -161,7 +161,7 @@ TEST_CASE("Feeds replace tensors; x and x:0 are the same tensor", "[session]") {
 TEST_CASE("Run errors are clear and leave the session usable", "[session]") {
   Scope root = Scope::NewRootScope();
   Output x = Placeholder(root.WithOpName("x"), DT_FLOAT, PartialShape({-1, 3}));
-  Output r = Reshape(root.WithOpName("r"), x, {4});
+  Reshape(root.WithOpName("r"), x, {-1, 4});
   auto client = ClientSession::Create(root);
   REQUIRE(client.ok());
   Session* s = (*client)->session();
@@ -183,8 +183,13 @@ TEST_CASE("Run errors are clear and leave the session usable", "[session]") {
   absl::Status unknown = s->Run({}, {"nope:0"}, {}, &out);
   CHECK(unknown.code() == absl::StatusCode::kNotFound);
 
+  CHECK(s->Run({{"x", FloatTensor({1, 3}, {1, 2, 3})}}, {"x"}, {}, &out).message() ==
+        "x:0 is both fed and fetched.");
+
   // Still usable.
-  REQUIRE(s->Run({{"x", FloatTensor({1, 3}, {1, 2, 3})}}, {"x"}, {}, &out).ok());
+  absl::Status fine = s->Run({{"x", FloatTensor({4, 3}, std::vector<float>(12, 1.f))}}, {"r"}, {}, &out);
+  REQUIRE(fine.ok());
+  CHECK(out[0].shape() == TensorShape({3, 4}));
   CHECK(s->Close().ok());
   CHECK(s->Run({}, {"x"}, {}, &out).code() == absl::StatusCode::kCancelled);
 }

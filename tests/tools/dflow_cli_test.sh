@@ -1,8 +1,10 @@
 #!/bin/bash
-# The `dflow` command-line contract (../shared/DESIGN.md): inspect and convert.
+# The `dflow` command-line contract (../shared/DESIGN.md): inspect, convert, run, devices,
+# place, and the examples/ programs.
 set -u
 DFLOW=tools/dflow
 CORPUS=tests/data/tf_graphs
+EX=examples
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -44,6 +46,170 @@ grep -q "^INVALID_ARGUMENT: " "$TMP/err" || fail "garbage message: $(cat "$TMP/e
 grep -q "^INVALID_ARGUMENT: unknown command 'frobnicate'" "$TMP/err" || fail "unknown command message"
 "$DFLOW" inspect --graph="$CORPUS/frozen_pb/linear_regression.pb" --bogus=1 2>"$TMP/err"
 [ $? -eq 1 ] && grep -q "^INVALID_ARGUMENT: unknown flag --bogus" "$TMP/err" || fail "unknown flag"
+
+# ---- run -----------------------------------------------------------------------------
+SEED_JSON='{"outputs": [{"name": "c:0", "dtype": "float32", "shape": [2, 2], "values": [22, 28, 49, 64]}]}'
+CPU2='device_count { key: "CPU" value: 2 }'
+CPU4='device_count { key: "CPU" value: 4 }'
+
+# The seed graph: stdout is exactly the contract's one JSON document.
+"$DFLOW" run --graph="$EX/seed_matmul.pbtxt" --fetch=c --output=json >"$TMP/out" 2>"$TMP/err" || fail "run seed exited $?: $(cat "$TMP/err")"
+[ "$(cat "$TMP/out")" = "$SEED_JSON" ] || fail "run seed json: $(cat "$TMP/out")"
+[ "$(wc -l <"$TMP/out")" -eq 1 ] || fail "run seed json: not one line"
+# The same fetched as c:0 prints the same canonical name; text is the default.
+out=$("$DFLOW" run --graph="$EX/seed_matmul.pbtxt" --fetch=c:0 --output=json 2>/dev/null)
+[ "$out" = "$SEED_JSON" ] || fail "run seed fetch c:0: $out"
+"$DFLOW" run --graph="$EX/seed_matmul.pbtxt" --fetch=c >"$TMP/out" 2>/dev/null || fail "run seed text exited $?"
+grep -qx 'c:0: float32 \[2,2\]' "$TMP/out" || fail "run text header: $(cat "$TMP/out")"
+grep -qx '\[\[22 28\]' "$TMP/out" && grep -qx ' \[49 64\]\]' "$TMP/out" || fail "run text values: $(cat "$TMP/out")"
+
+# log_device_placement goes to stderr only; stdout stays one JSON document.
+"$DFLOW" run --graph="$EX/seed_matmul.pbtxt" --fetch=c --output=json \
+  --config='log_device_placement: true' >"$TMP/out" 2>"$TMP/err" || fail "run log placement exited $?"
+grep -qx 'c: (MatMul): /job:localhost/replica:0/task:0/device:CPU:0' "$TMP/err" || fail "placement log line: $(cat "$TMP/err")"
+grep -qx 'a: (Const): /job:localhost/replica:0/task:0/device:CPU:0' "$TMP/err" || fail "placement log line a"
+grep -q '^Device mapping' "$TMP/err" || fail "no Device mapping block on stderr"
+[ "$(cat "$TMP/out")" = "$SEED_JSON" ] || fail "log placement leaked to stdout: $(cat "$TMP/out")"
+
+# Towers on CPU:2 and CPU:3 summed on CPU:0.
+out=$("$DFLOW" run --graph="$EX/multi_tower.pbtxt" --fetch=sum --output=json --config="$CPU4" 2>"$TMP/err") || fail "multi_tower exited: $(cat "$TMP/err")"
+[ "$out" = '{"outputs": [{"name": "sum:0", "dtype": "float32", "shape": [2, 2], "values": [44, 56, 98, 128]}]}' ] || fail "multi_tower: $out"
+"$DFLOW" run --graph="$EX/multi_tower.pbtxt" --fetch=sum --output=json --config="$CPU4 log_device_placement: true" >/dev/null 2>"$TMP/err"
+grep -qx 'tower_1/c: (MatMul): /job:localhost/replica:0/task:0/device:CPU:3' "$TMP/err" || fail "multi_tower placement: $(cat "$TMP/err")"
+grep -qx 'sum: (AddN): /job:localhost/replica:0/task:0/device:CPU:0' "$TMP/err" || fail "multi_tower AddN placement"
+# Without the extra CPUs the towers' devices do not exist.
+"$DFLOW" run --graph="$EX/multi_tower.pbtxt" --fetch=sum >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "^INVALID_ARGUMENT: Cannot assign a device for operation" "$TMP/err" || fail "multi_tower on 1 CPU: rc=$rc $(cat "$TMP/err")"
+[ -s "$TMP/out" ] && fail "error run wrote to stdout"
+# ... and with soft placement they fall back.
+out=$("$DFLOW" run --graph="$EX/multi_tower.pbtxt" --fetch=sum --output=json --config='allow_soft_placement: true' 2>/dev/null)
+echo "$out" | grep -q '"values": \[44, 56, 98, 128\]' || fail "multi_tower soft placement: $out"
+out=$("$DFLOW" run --graph="$EX/manual_placement.pbtxt" --fetch=c --output=json --config="$CPU2" 2>/dev/null)
+[ "$out" = "$SEED_JSON" ] || fail "manual_placement: $out"
+
+# A missing GPU: exit 1 and the placer's words.
+sed 's|^  name: "c"$|  name: "c"\n  device: "/gpu:2"|' "$EX/seed_matmul.pbtxt" > "$TMP/gpu2.pbtxt"
+grep -q '/gpu:2' "$TMP/gpu2.pbtxt" || fail "could not write the /gpu:2 graph"
+"$DFLOW" run --graph="$TMP/gpu2.pbtxt" --fetch=c --output=json >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ $rc -eq 1 ] || fail "missing /gpu:2 exit $rc"
+grep -q "^INVALID_ARGUMENT: Cannot assign a device for operation c" "$TMP/err" || fail "missing /gpu:2 message: $(cat "$TMP/err")"
+[ -s "$TMP/out" ] && fail "missing /gpu:2 wrote to stdout"
+
+# Feeds: JSON scalars into int32 placeholders (a producer-1882 graph with AddV2).
+out=$("$DFLOW" run --graph="$CORPUS/frozen_pb/rust_addition_int32.pb" --feed=x=2 --feed=y=3 --fetch=z --output=json 2>"$TMP/err") || fail "rust_addition exited: $(cat "$TMP/err")"
+[ "$out" = '{"outputs": [{"name": "z:0", "dtype": "int32", "shape": [], "values": [5]}]}' ] || fail "rust_addition: $out"
+# A fed tensor whose node the GraphDef lacks (tfcompile's y_shape).
+out=$("$DFLOW" run --graph="$CORPUS/pbtxt/tf_aot_test_graph_tfadd.pbtxt" --feed='y_shape=[1]' --fetch=x_y_sum --output=json 2>"$TMP/err") || fail "tfadd exited: $(cat "$TMP/err")"
+[ "$out" = '{"outputs": [{"name": "x_y_sum:0", "dtype": "int32", "shape": [1], "values": [3]}]}' ] || fail "tfadd: $out"
+# A nested list into a float placeholder; values within 1e-6 of the golden.
+out=$("$DFLOW" run --graph="$CORPUS/frozen_pb/linear_regression.pb" --feed='X=[1,2,3]' --fetch=pred --output=json 2>"$TMP/err") || fail "linear_regression exited: $(cat "$TMP/err")"
+echo "$out" | sed 's/.*"values": \[\(.*\)\]}\]}/\1/' | awk -F', ' '{
+  split("1.2634871 1.4774489 1.6914108", want, " ");
+  ok = NF == 3; for (i = 1; i <= NF; i++) { d = $i - want[i]; if (d < 0) d = -d; if (d > 1e-6) ok = 0 }
+  exit ok ? 0 : 1 }' || fail "linear_regression values: $out"
+# A .npy feed (a float32 scalar 2.5, bytes written here) beside a JSON feed: 2.5 * 4 = 10.
+{ printf '\x93NUMPY\x01\x00\x76\x00'; printf '%-117s\n' "{'descr': '<f4', 'fortran_order': False, 'shape': (), }"; printf '\x00\x00\x20\x40'; } > "$TMP/a.npy"
+[ "$(stat -c %s "$TMP/a.npy")" -eq 132 ] || fail "npy test file size"
+out=$("$DFLOW" run --graph="$CORPUS/frozen_pb/rust_multiplication_float.pb" --feed=a=@"$TMP/a.npy" --feed=b=4 --fetch=c --output=json 2>"$TMP/err") || fail "npy feed exited: $(cat "$TMP/err")"
+[ "$out" = '{"outputs": [{"name": "c:0", "dtype": "float32", "shape": [], "values": [10]}]}' ] || fail "npy feed: $out"
+# A float64 .npy of shape (3,) converts to the float32 placeholder.
+{ printf '\x93NUMPY\x01\x00\x76\x00'; printf '%-117s\n' "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }";
+  printf '\x00\x00\x00\x00\x00\x00\xf0\x3f\x00\x00\x00\x00\x00\x00\x00\x40\x00\x00\x00\x00\x00\x00\x08\x40'; } > "$TMP/x.npy"
+out=$("$DFLOW" run --graph="$CORPUS/frozen_pb/linear_regression.pb" --feed=X=@"$TMP/x.npy" --fetch=pred --output=json 2>"$TMP/err") || fail "npy f8 feed exited: $(cat "$TMP/err")"
+echo "$out" | grep -q '"shape": \[3\], "values": \[1.263487' || fail "npy f8 feed: $out"
+# Any tensor may be fed, not only placeholders: replace the MatMul's input a:0.
+out=$("$DFLOW" run --graph="$EX/seed_matmul.pbtxt" --feed='a:0=[[1,0,0],[0,1,0]]' --fetch=c --output=json 2>"$TMP/err") || fail "feed a:0 exited: $(cat "$TMP/err")"
+echo "$out" | grep -q '"values": \[1, 2, 3, 4\]' || fail "feed a:0: $out"
+
+# RunOptions and RunMetadata: partition graphs with their _Send/_Recv, step stats.
+"$DFLOW" run --graph="$EX/manual_placement.pbtxt" --fetch=c --output=json --config="$CPU2" \
+  --run_options='trace_level: FULL_TRACE output_partition_graphs: true' --run_metadata="$TMP/meta.pbtxt" >"$TMP/out" 2>"$TMP/err" || fail "run_metadata exited: $(cat "$TMP/err")"
+[ "$(cat "$TMP/out")" = "$SEED_JSON" ] || fail "run_metadata stdout"
+grep -q '^partition_graphs {' "$TMP/meta.pbtxt" || fail "run_metadata: no partition graphs"
+grep -q 'op: "_Send"' "$TMP/meta.pbtxt" && grep -q 'op: "_Recv"' "$TMP/meta.pbtxt" || fail "run_metadata: no _Send/_Recv"
+grep -q '^step_stats {' "$TMP/meta.pbtxt" || fail "run_metadata: no step stats"
+
+# Errors: exit status exactly 1 (never a crash), CODE: message on stderr, nothing on stdout.
+expect_error() {  # expect_error CODE_AND_MESSAGE_PREFIX dflow-args...
+  local want="$1"; shift
+  "$DFLOW" "$@" >"$TMP/out" 2>"$TMP/err"; local rc=$?
+  [ $rc -eq 1 ] || fail "exit $rc (want 1) for: $*"
+  grep -q "^$want" "$TMP/err" || fail "want '$want' for: $* ; got: $(head -c 300 "$TMP/err")"
+  [ -s "$TMP/out" ] && fail "stdout not empty for: $*"
+  return 0
+}
+G="--graph=$CORPUS/frozen_pb/rust_addition_int32.pb"
+expect_error "INVALID_ARGUMENT: --feed x: malformed JSON" run "$G" --feed='x=[1,' --feed=y=1 --fetch=z
+expect_error "INVALID_ARGUMENT: --feed x: .*ragged" run "$G" --feed='x=[[1,2],[3]]' --feed=y=1 --fetch=z
+expect_error "INVALID_ARGUMENT: --feed x: .*deeper than 254" run "$G" --feed="x=$(printf '[%.0s' $(seq 100000))" --feed=y=1 --fetch=z
+expect_error "INVALID_ARGUMENT: --feed x: .*too large" run "$G" --feed='x=1e999999' --feed=y=1 --fetch=z
+expect_error "INVALID_ARGUMENT: --feed x: .*out of range" run "$G" --feed='x=99999999999999999999' --feed=y=1 --fetch=z
+expect_error "INVALID_ARGUMENT: --feed x: .*not an integer" run "$G" --feed='x=2.5' --feed=y=1 --fetch=z
+expect_error "NOT_FOUND: --feed x: File not found" run "$G" --feed=x=@/nonexistent.npy --feed=y=1 --fetch=z
+printf '\x93NUMPY\x01\x00\xff\xff{' > "$TMP/bad.npy"
+expect_error "INVALID_ARGUMENT: --feed x: .*malformed .npy header" run "$G" --feed=x=@"$TMP/bad.npy" --feed=y=1 --fetch=z
+{ printf '\x93NUMPY\x01\x00\x76\x00'; printf '%-117s\n' "{'descr': '<f4', 'fortran_order': True, 'shape': (), }"; printf '\x00\x00\x20\x40'; } > "$TMP/f.npy"
+expect_error "INVALID_ARGUMENT: --feed a: .*Fortran" run --graph="$CORPUS/frozen_pb/rust_multiplication_float.pb" --feed=a=@"$TMP/f.npy" --feed=b=1 --fetch=c
+expect_error "INVALID_ARGUMENT: --feed=x: expected NAME=VALUE" run "$G" --feed=x --fetch=z
+expect_error "NOT_FOUND: FeedInputs: unable to find feed output nope:0" run "$G" --feed=nope=1 --fetch=z
+expect_error "INVALID_ARGUMENT: FeedInputs: x:3 should have output index < 1" run "$G" --feed=x:3=1 --fetch=z
+expect_error "NOT_FOUND: FetchOutputs node nope:0: not found" run "$G" --feed=x=1 --feed=y=1 --fetch=nope
+expect_error "INVALID_ARGUMENT: You must feed a value for placeholder tensor 'y'" run "$G" --feed=x=1 --fetch=z
+expect_error "INVALID_ARGUMENT: " run "$G" --feed='x=[1,2]' --feed='y=[1,2,3]' --fetch=z
+expect_error "INVALID_ARGUMENT: --output=xml" run "$G" --output=xml --fetch=z
+expect_error "INVALID_ARGUMENT: Cannot parse --config" run "$G" --config='bogus: 1' --fetch=z
+expect_error "INVALID_ARGUMENT: Cannot parse --run_options" run "$G" --run_options='trace_level: SOMETIMES' --fetch=z
+expect_error "INVALID_ARGUMENT: missing required flag --graph" run --fetch=z
+expect_error "NOT_FOUND: File not found: /nonexistent.pb" run --graph=/nonexistent.pb --fetch=z
+expect_error "INVALID_ARGUMENT: " run --graph="$TMP/garbage.pb" --fetch=z
+expect_error "INVALID_ARGUMENT: unknown flag --bogus" run "$G" --bogus=1
+expect_error "INVALID_ARGUMENT: ConfigProto.device_count" devices --config='device_count { key: "CPU" value: -1 }'
+
+# ---- devices -------------------------------------------------------------------------
+"$DFLOW" devices >"$TMP/out" 2>"$TMP/err" || fail "devices exited $?"
+[ "$(wc -l <"$TMP/out")" -eq 1 ] || fail "devices default count: $(cat "$TMP/out")"
+grep -q '^/job:localhost/replica:0/task:0/device:CPU:0  type: CPU  memory limit: [0-9]* bytes' "$TMP/out" || fail "devices line: $(cat "$TMP/out")"
+"$DFLOW" devices --config="$CPU4" >"$TMP/out" 2>/dev/null || fail "devices CPU:4 exited $?"
+[ "$(wc -l <"$TMP/out")" -eq 4 ] || fail "devices count with 4 CPUs"
+for i in 0 1 2 3; do
+  sed -n "$((i + 1))p" "$TMP/out" | grep -q "^/job:localhost/replica:0/task:0/device:CPU:$i " || fail "devices line $i: $(cat "$TMP/out")"
+done
+
+# ---- place ---------------------------------------------------------------------------
+"$DFLOW" place --graph="$EX/manual_placement.pbtxt" --config="$CPU2" >"$TMP/out" 2>"$TMP/err" || fail "place exited: $(cat "$TMP/err")"
+[ "$(cat "$TMP/out")" = "a: (Const): /job:localhost/replica:0/task:0/device:CPU:0
+b: (Const): /job:localhost/replica:0/task:0/device:CPU:0
+c: (MatMul): /job:localhost/replica:0/task:0/device:CPU:1" ] || fail "place: $(cat "$TMP/out")"
+"$DFLOW" place --graph="$EX/manual_placement.pbtxt" --config="$CPU2" --explain >"$TMP/out" 2>"$TMP/err" || fail "place --explain exited: $(cat "$TMP/err")"
+grep -q "^    reason: .*/cpu:1" "$TMP/out" || fail "place --explain: no reason naming /cpu:1: $(cat "$TMP/out")"
+[ "$(grep -c '^    reason: ' "$TMP/out")" -eq 3 ] || fail "place --explain: one reason per node"
+grep -qx "cross-device copies: 2" "$TMP/out" || fail "place --explain: copy count: $(cat "$TMP/out")"
+grep -qx "  a:0 float32 \[2,3\] 24 bytes: /job:localhost/replica:0/task:0/device:CPU:0 -> /job:localhost/replica:0/task:0/device:CPU:1 (read by c)" "$TMP/out" || fail "place --explain: copy of a: $(cat "$TMP/out")"
+grep -qx "total: 48 bytes per step" "$TMP/out" || fail "place --explain: total"
+"$DFLOW" place --graph="$EX/multi_tower.pbtxt" --config="$CPU4" --explain >"$TMP/out" 2>/dev/null || fail "place multi_tower"
+grep -qx "cross-device copies: 2" "$TMP/out" || fail "place multi_tower copies: $(cat "$TMP/out")"
+grep -q "  tower_0/c:0 float32 \[2,2\] 16 bytes: .*device:CPU:2 -> .*device:CPU:0 (read by sum)" "$TMP/out" || fail "place multi_tower copy line"
+# An unknown shape: the copy is listed with "unknown size".
+"$DFLOW" place --graph="$CORPUS/frozen_pb/linear_regression.pb" --explain >"$TMP/out" 2>/dev/null || fail "place linear_regression"
+grep -qx "cross-device copies: 0" "$TMP/out" || fail "place linear_regression copies"
+cat > "$TMP/unknown.pbtxt" <<'PBTXT'
+node { name: "x" op: "Placeholder" device: "/cpu:0" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "y" op: "Neg" input: "x" device: "/cpu:1" attr { key: "T" value { type: DT_FLOAT } } }
+PBTXT
+"$DFLOW" place --graph="$TMP/unknown.pbtxt" --config="$CPU2" --explain >"$TMP/out" 2>"$TMP/err" || fail "place unknown: $(cat "$TMP/err")"
+grep -q "  x:0 float32 <unknown> unknown size: .*CPU:0 -> .*CPU:1 (read by y)" "$TMP/out" || fail "place unknown size: $(cat "$TMP/out")"
+expect_error "INVALID_ARGUMENT: Cannot assign a device for operation c" place --graph="$TMP/gpu2.pbtxt"
+expect_error "INVALID_ARGUMENT: --explain=maybe" place --graph="$EX/seed_matmul.pbtxt" --explain=maybe
+
+# ---- examples/ programs print the same results as the .pbtxt twins --------------------
+for ex in seed_matmul manual_placement multi_tower; do
+  [ -x "$EX/$ex" ] || { fail "example $ex not built"; continue; }
+  "$EX/$ex" >"$TMP/out" 2>"$TMP/err" || fail "example $ex exited $?: $(cat "$TMP/err")"
+  grep -q ': (MatMul): /job:localhost/replica:0/task:0/device:CPU:' "$TMP/err" || fail "example $ex: no placement log"
+done
+"$EX/seed_matmul" 2>/dev/null | grep -qx ' \[49 64\]\]' || fail "seed_matmul output"
+"$EX/manual_placement" 2>&1 >/dev/null | grep -qx 'c: (MatMul): /job:localhost/replica:0/task:0/device:CPU:1' || fail "manual_placement placement"
+"$EX/multi_tower" 2>/dev/null | grep -qx ' \[ 98 128\]\]' || fail "multi_tower output: $("$EX/multi_tower" 2>/dev/null)"
 
 [ $failures -eq 0 ] && echo "all dflow CLI checks passed"
 exit $failures

@@ -1,0 +1,80 @@
+// Partitioning a placed graph into one GraphDef per device, with explicit copy nodes:
+// TF 1.x's `Partition` (graph/graph_partition.cc) as DirectSession configures it.
+//
+// Rules:
+//  1. There is one partition per assigned device name. Every node goes to the partition
+//     of its assigned device, with its NodeDef `device` field set to that device. Nodes are
+//     visited in id order, so output is byte-identical for the same input graph (given
+//     deterministic serialisation: protobuf map fields such as `attr` need
+//     `SetSerializationDeterministic` for byte comparison).
+//  2. A data edge src:k -> dst:j between devices becomes `_Send` (on src's device, input
+//     src:k, attr T) and `_Recv` (on dst's device, attr tensor_type) feeding dst:j. Both
+//     carry tensor_name `edge_<edge id>_<src name>`, send_device, send_device_incarnation
+//     (`PartitionOptions::send_device_incarnation`), recv_device and
+//     client_terminated=false. The dtype is the base type of the src output.
+//  3. Dedup: one pair per (src node, src slot, dst device); later consumers on that device
+//     read the same `_Recv`. Edges of ref type are never deduped; their `_Recv` takes
+//     control inputs from dst's other (non-ref) inputs in its partition, so it reads the
+//     ref after them (TF's read-after-dependency rule).
+//  4. A control edge A -> B between devices becomes, on A's device, a dummy float `Const`
+//     of shape [0] with `^A` feeding a `_Send`; on B's device, `_Recv` -> `Identity`, and B
+//     takes `^Identity`. Deduped like data edges (slot -1).
+//  5. New node names come from `PartitionOptions::new_name(src name)`, called in the order
+//     dummy Const, `_Send`, `_Recv`, `Identity` (as TF does).
+//  6. Each partition copies the graph's versions and the library functions (and their
+//     gradients) that its nodes reach, directly or through other functions.
+//  7. A node inputs list holds data inputs by index, then control inputs by source id.
+//
+// Not done (TF features DirectSession uses that dflow does not have yet): while-loop
+// control-flow rewriting across devices, host-memory `_HostSend`/`_HostRecv` and
+// same-device memory-type pairs, bfloat16 casting of float edges.
+#ifndef DFLOW_GRAPH_PARTITION_H_
+#define DFLOW_GRAPH_PARTITION_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+#include "proto/graph.pb.h"
+#include "proto/types.pb.h"
+
+namespace dflow {
+
+struct PartitionOptions {
+  // A fresh node name derived from `prefix` (a source node's name). When unset, a
+  // counter local to the PartitionGraph call gives "<prefix>/_<N>" (N = 0, 1, ...),
+  // skipping names the graph already has. A caller-supplied function must return names
+  // unique in the graph and across calls (DirectSession uses a session-wide counter).
+  std::function<std::string(const std::string& prefix)> new_name;
+  // The incarnation written into every `_Send`/`_Recv` (DirectSession: 1).
+  int64_t send_device_incarnation = 1;
+};
+
+// Splits `graph` per rules 1-7. Returns the partitions keyed (and so sorted) by device.
+// INVALID_ARGUMENT naming the node when a node has no assigned device.
+// REQUIRES: every node has an assigned device (placement ran).
+[[nodiscard]] absl::StatusOr<std::map<std::string, GraphDef>> PartitionGraph(
+    const PartitionOptions& options, const Graph& graph);
+
+// One cross-device data transfer (one `_Send`/`_Recv` pair, rule 3), for
+// `dflow place --explain` and RunMetadata. Control-edge pairs are not listed.
+struct CrossDeviceCopy {
+  std::string tensor;  // "src:slot"
+  std::string src_device;
+  std::string dst_device;
+  DataType dtype = DT_INVALID;         // base dtype of the source output
+  std::vector<std::string> consumers;  // dst nodes reading it, in id order
+};
+
+// The copies PartitionGraph would insert, in the order it creates them. Ref-typed edges
+// are listed once per consuming edge (they are not deduped). The byte size is left to the
+// caller (from `Node::output_shapes()` of the source).
+std::vector<CrossDeviceCopy> ListCrossDeviceCopies(const Graph& graph);
+
+}  // namespace dflow
+
+#endif  // DFLOW_GRAPH_PARTITION_H_

@@ -1,0 +1,42 @@
+#include "kernels/cpu/array_util.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace dflow {
+
+std::vector<DataType> NumericTypes() {
+  return {DT_FLOAT, DT_DOUBLE, DT_INT32,  DT_INT64,  DT_INT16, DT_INT8,
+          DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64, DT_BOOL};
+}
+
+std::vector<DataType> CopyableTypes() {
+  std::vector<DataType> types = NumericTypes();
+  types.insert(types.end(), {DT_HALF, DT_BFLOAT16, DT_COMPLEX64, DT_COMPLEX128, DT_STRING, DT_QINT8,
+                             DT_QUINT8, DT_QINT16, DT_QUINT16, DT_QINT32});
+  return types;
+}
+
+std::vector<DataType> IndexTypes() { return {DT_INT32, DT_INT64}; }
+
+std::vector<int64_t> ReadIndices(const Tensor& tensor) {
+  if (tensor.dtype() == DT_INT64) {
+    absl::Span<const int64_t> values = tensor.flat<int64_t>();
+    return std::vector<int64_t>(values.begin(), values.end());
+  }
+  absl::Span<const int32_t> values = tensor.flat<int32_t>();
+  return std::vector<int64_t>(values.begin(), values.end());
+}
+
+std::string DimsString(absl::Span<const int64_t> dims) {
+  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
+}
+
+void CopyTensorContents(OpKernelContext* ctx, const Tensor& from, const Tensor& to) {
+  DispatchByElementSize(from.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    ParallelCopy<T>(ctx, from.data<T>(), to.data<T>(), from.NumElements());
+  });
+}
+
+}  // namespace dflow

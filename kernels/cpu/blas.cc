@@ -1,0 +1,168 @@
+#include "kernels/cpu/blas.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <mutex>
+
+#include <cblas.h>
+#include <dnnl.h>
+
+#include "absl/strings/str_cat.h"
+
+// OpenBLAS's own entry points (declared here too so that a netlib <cblas.h> would do).
+extern "C" {
+void openblas_set_num_threads(int num_threads);
+int openblas_get_num_threads(void);
+char* openblas_get_config(void);
+char* openblas_get_corename(void);
+}
+
+namespace dflow {
+namespace blas {
+namespace {
+
+// Below this many FLOPs per shard a second thread does not pay for its wake-up
+// (tens of microseconds on the 2-vCPU VM; see bench/blas_choice/RESULTS.md).
+constexpr double kMinFlopsPerShard = 4e6;
+// Block edges are multiples of this many rows/columns (64 bytes of floats).
+constexpr int64_t kBlockAlign = 16;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// oneDNN (OpenMP runtime) sizes its team from the calling thread's nthreads ICV. With 1
+// it runs inline and never starts an OpenMP team, so no OpenMP thread spin-waits beside
+// our pool. The ICV is per thread, so every calling thread sets its own.
+void UseOneOpenMPThread() {
+  if (omp_get_max_threads() != 1) omp_set_num_threads(1);
+}
+
+// OpenBLAS's thread count is process-wide; its pthread workers then stay asleep.
+void UseOneOpenBlasThread() {
+  if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+}
+
+template <typename T>
+void ZeroOutput(const GemmArgs<T>& args) {
+  for (int64_t i = 0; i < args.m; ++i) {
+    std::memset(args.c + i * args.ldc, 0, static_cast<size_t>(args.n) * sizeof(T));
+  }
+}
+
+// The sub-product computing shard `s` of `part`: rows [lo, hi) of C (rows of op(A)) or
+// columns [lo, hi) of C (columns of op(B)), pointing into the same buffers.
+template <typename T>
+GemmArgs<T> Shard(const GemmArgs<T>& args, const GemmPartition& part, int64_t s) {
+  GemmArgs<T> sub = args;
+  const int64_t lo = s * part.block;
+  const int64_t hi = std::min(part.by_rows ? args.m : args.n, lo + part.block);
+  if (part.by_rows) {
+    sub.m = hi - lo;
+    sub.a = args.trans_a ? args.a + lo : args.a + lo * args.lda;
+    sub.c = args.c + lo * args.ldc;
+  } else {
+    sub.n = hi - lo;
+    sub.b = args.trans_b ? args.b + lo * args.ldb : args.b + lo;
+    sub.c = args.c + lo;
+  }
+  return sub;
+}
+
+}  // namespace
+
+absl::Status Gemm(const GemmArgs<float>& args) {
+  if (args.m == 0 || args.n == 0) return absl::OkStatus();
+  if (args.k == 0) {
+    ZeroOutput(args);
+    return absl::OkStatus();
+  }
+  UseOneOpenMPThread();
+  const dnnl_status_t status =
+      dnnl_sgemm(args.trans_a ? 'T' : 'N', args.trans_b ? 'T' : 'N', args.m, args.n, args.k,
+                 1.0f, args.a, args.lda, args.b, args.ldb, 0.0f, args.c, args.ldc);
+  if (status != dnnl_success) {
+    return absl::InternalError(absl::StrCat("dnnl_sgemm failed with status ",
+                                            static_cast<int>(status), " for m=", args.m,
+                                            " n=", args.n, " k=", args.k));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Gemm(const GemmArgs<double>& args) {
+  if (args.m == 0 || args.n == 0) return absl::OkStatus();
+  if (args.k == 0) {
+    ZeroOutput(args);
+    return absl::OkStatus();
+  }
+  for (int64_t v : {args.m, args.n, args.k, args.lda, args.ldb, args.ldc}) {
+    if (v > INT_MAX) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("double MatMul dimension ", v, " exceeds OpenBLAS's limit ", INT_MAX));
+    }
+  }
+  UseOneOpenBlasThread();
+  cblas_dgemm(CblasRowMajor, args.trans_a ? CblasTrans : CblasNoTrans,
+              args.trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(args.m),
+              static_cast<int>(args.n), static_cast<int>(args.k), 1.0, args.a,
+              static_cast<int>(args.lda), args.b, static_cast<int>(args.ldb), 0.0, args.c,
+              static_cast<int>(args.ldc));
+  return absl::OkStatus();
+}
+
+GemmPartition PartitionGemm(int64_t m, int64_t n, int64_t k, int num_threads) {
+  GemmPartition single{1, true, m};
+  if (num_threads <= 1 || m == 0 || n == 0 || k == 0) return single;
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) *
+                       static_cast<double>(k);
+  int64_t shards =
+      std::min<int64_t>(num_threads, static_cast<int64_t>(flops / kMinFlopsPerShard));
+  if (shards <= 1) return single;
+  // Row blocks each re-pack all of op(B) (k*n), column blocks all of op(A) (m*k): split
+  // the longer of m and n, which duplicates the smaller operand's packing.
+  const bool by_rows = m >= n;
+  const int64_t dim = by_rows ? m : n;
+  shards = std::min(shards, CeilDiv(dim, kBlockAlign));
+  if (shards <= 1) return single;
+  const int64_t block = CeilDiv(CeilDiv(dim, shards), kBlockAlign) * kBlockAlign;
+  return GemmPartition{CeilDiv(dim, block), by_rows, block};
+}
+
+template <typename T>
+absl::Status ParallelGemm(ThreadPool* pool, int num_threads, const GemmArgs<T>& args) {
+  if (pool == nullptr) num_threads = 1;
+  const GemmPartition part = PartitionGemm(args.m, args.n, args.k, num_threads);
+  if (part.shards <= 1) return Gemm(args);
+  const double flops_per_shard = 2.0 * static_cast<double>(args.m) *
+                                 static_cast<double>(args.n) * static_cast<double>(args.k) /
+                                 static_cast<double>(part.shards);
+  std::mutex mu;
+  absl::Status status;
+  // One work unit per shard; the cost (cycles ~ FLOPs / 64 per cycle at best) is far
+  // above the pool's hand-off threshold, so every shard may go to its own thread.
+  pool->ParallelFor(part.shards, static_cast<int64_t>(flops_per_shard / 64),
+                    [&](int64_t begin, int64_t end) {
+                      for (int64_t s = begin; s < end; ++s) {
+                        absl::Status shard_status = Gemm(Shard(args, part, s));
+                        if (!shard_status.ok()) {
+                          std::lock_guard<std::mutex> lock(mu);
+                          status.Update(shard_status);
+                        }
+                      }
+                    });
+  return status;
+}
+
+template absl::Status ParallelGemm<float>(ThreadPool*, int, const GemmArgs<float>&);
+template absl::Status ParallelGemm<double>(ThreadPool*, int, const GemmArgs<double>&);
+
+std::string Describe() {
+  const dnnl_version_t* v = dnnl_version();
+  return absl::StrCat("oneDNN ", v->major, ".", v->minor, ".", v->patch,
+                      " (sgemm, OpenMP runtime capped at 1 thread per call), ",
+                      openblas_get_config(), " core=", openblas_get_corename(), " (dgemm)");
+}
+
+}  // namespace blas
+}  // namespace dflow

@@ -1,0 +1,72 @@
+// The CPU kernels' one door to a BLAS: row-major GEMM on caller-owned buffers.
+//
+// Libraries (chosen by measurement, see kernels/README.md "BLAS choice" and
+// bench/blas_choice/): float goes to oneDNN's dnnl_sgemm, double to OpenBLAS's
+// cblas_dgemm (oneDNN has no double GEMM).
+//
+// Threading: one pool only. Every library call runs single-threaded on the thread that
+// makes it (oneDNN's OpenMP team is capped at 1 thread per calling thread, OpenBLAS's
+// thread count is held at 1), and ParallelGemm shards a product into row or column
+// blocks over the session's ThreadPool. So no OpenMP or OpenBLAS worker ever runs or
+// spin-waits beside the pool, concurrent MatMuls cannot oversubscribe the cores, and a
+// busy pool degrades to the caller doing every block itself.
+//
+// Thread-safety: all functions may be called concurrently from any threads.
+#ifndef DFLOW_KERNELS_CPU_BLAS_H_
+#define DFLOW_KERNELS_CPU_BLAS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "runtime/thread_pool.h"
+
+namespace dflow {
+namespace blas {
+
+// C[m,n] = op(A)[m,k] * op(B)[k,n], all row-major, op(X) = X^T when trans_x.
+// A is [m,k] (or [k,m] when trans_a) with row stride lda; B is [k,n] (or [n,k]) with
+// row stride ldb; C is [m,n] with row stride ldc. C is overwritten (beta = 0); k == 0
+// writes zeros.
+template <typename T>
+struct GemmArgs {
+  bool trans_a = false;
+  bool trans_b = false;
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  const T* a = nullptr;
+  int64_t lda = 0;
+  const T* b = nullptr;
+  int64_t ldb = 0;
+  T* c = nullptr;
+  int64_t ldc = 0;
+};
+
+// Runs the whole product on the calling thread. INTERNAL when the library rejects the
+// call; INVALID_ARGUMENT for double dims beyond OpenBLAS's 32-bit ints.
+absl::Status Gemm(const GemmArgs<float>& args);
+absl::Status Gemm(const GemmArgs<double>& args);
+
+// Runs the product on up to `num_threads` threads of `pool` (the caller takes part;
+// nullptr or num_threads <= 1 runs inline). Products too small to repay a thread
+// hand-off run inline.
+template <typename T>
+absl::Status ParallelGemm(ThreadPool* pool, int num_threads, const GemmArgs<T>& args);
+
+// How ParallelGemm would split a product: `shards` blocks of `block` rows (by_rows) or
+// columns. Exposed for tests and the blas_choice benchmark.
+struct GemmPartition {
+  int64_t shards = 1;
+  bool by_rows = true;
+  int64_t block = 0;
+};
+GemmPartition PartitionGemm(int64_t m, int64_t n, int64_t k, int num_threads);
+
+// "oneDNN 2.6.3 (sgemm), OpenBLAS 0.3.21 Haswell (dgemm)": for logs and benchmarks.
+std::string Describe();
+
+}  // namespace blas
+}  // namespace dflow
+
+#endif  // DFLOW_KERNELS_CPU_BLAS_H_

@@ -1,0 +1,274 @@
+// MatMul, BatchMatMul and BatchMatMulV2 for float (oneDNN) and double (OpenBLAS).
+//
+// The library runs on the input and output buffers as they are: transpose_a/transpose_b
+// (adj_x/adj_y) become the GEMM's transpose flags and the tensors' row lengths its
+// leading dimensions, so no operand is copied. Products are sharded over the session's
+// pool by blas::ParallelGemm (kernels/cpu/blas.h explains why the pool, not the
+// library's OpenMP team, provides the threads). Batched products with a shared,
+// untransposed right operand (a dense layer over [batch, time, features]) run as one
+// GEMM; other batches are spread over the pool matrix by matrix.
+//
+// Errors use TensorFlow's words ("Matrix size-incompatible: In[0]: [2,3], In[1]: [4,2]").
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "graph/status_macros.h"
+#include "kernels/cpu/blas.h"
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/register_cpu_kernels.h"
+#include "runtime/kernel_registry.h"
+
+namespace dflow {
+namespace {
+
+absl::Status SizeIncompatible(const TensorShape& a, const TensorShape& b) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "Matrix size-incompatible: In[0]: ", a.DebugString(), ", In[1]: ", b.DebugString()));
+}
+
+int NumThreads(OpKernelContext* ctx) {
+  return ctx->pool() == nullptr ? 1 : ctx->pool()->NumThreads();
+}
+
+template <typename T>
+class MatMulOp : public OpKernel {
+ public:
+  explicit MatMulOp(OpKernelConstruction* context) : OpKernel(context) {
+    OP_REQUIRES_OK(context, context->GetAttr("transpose_a", &transpose_a_));
+    OP_REQUIRES_OK(context, context->GetAttr("transpose_b", &transpose_b_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& a = ctx->input(0);
+    const Tensor& b = ctx->input(1);
+    OP_REQUIRES(ctx, a.shape().dims() == 2,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "In[0] is not a matrix. Instead it has shape ", a.shape().DebugString())));
+    OP_REQUIRES(ctx, b.shape().dims() == 2,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "In[1] is not a matrix. Instead it has shape ", b.shape().DebugString())));
+    const int64_t m = a.shape().dim_size(transpose_a_ ? 1 : 0);
+    const int64_t k = a.shape().dim_size(transpose_a_ ? 0 : 1);
+    const int64_t n = b.shape().dim_size(transpose_b_ ? 0 : 1);
+    OP_REQUIRES(ctx, k == b.shape().dim_size(transpose_b_ ? 1 : 0),
+                SizeIncompatible(a.shape(), b.shape()));
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, TensorShape({m, n})));
+    if (out->NumElements() == 0) return;
+    blas::GemmArgs<T> args;
+    args.trans_a = transpose_a_;
+    args.trans_b = transpose_b_;
+    args.m = m;
+    args.n = n;
+    args.k = k;
+    args.a = a.data<T>();
+    args.lda = a.shape().dim_size(1);
+    args.b = b.data<T>();
+    args.ldb = b.shape().dim_size(1);
+    args.c = out->data<T>();
+    args.ldc = n;
+    OP_REQUIRES_OK(ctx, blas::ParallelGemm(ctx->pool(), NumThreads(ctx), args));
+  }
+
+ private:
+  bool transpose_a_ = false;
+  bool transpose_b_ = false;
+};
+
+// Batch dims of x and y broadcast onto the output (TF's MatMulBCast): per output matrix,
+// the index of the x and y matrix it reads.
+struct BatchPlan {
+  std::vector<int64_t> out_batch_dims;
+  std::vector<int64_t> x_index;
+  std::vector<int64_t> y_index;
+};
+
+// V1 (BatchMatMul) wants equal ranks and equal batch dims; V2 broadcasts them.
+absl::StatusOr<BatchPlan> MakeBatchPlan(const TensorShape& x, const TensorShape& y,
+                                        bool broadcast) {
+  if (broadcast) {
+    if (x.dims() < 2) {
+      return absl::InvalidArgumentError(absl::StrCat("In[0] ndims must be >= 2: ", x.dims()));
+    }
+    if (y.dims() < 2) {
+      return absl::InvalidArgumentError(absl::StrCat("In[1] ndims must be >= 2: ", y.dims()));
+    }
+  } else {
+    if (x.dims() != y.dims()) {
+      return absl::InvalidArgumentError(absl::StrCat("In[0] and In[1] has different ndims: ",
+                                                     x.DebugString(), " vs. ", y.DebugString()));
+    }
+    if (x.dims() < 2) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("In[0] and In[1] ndims must be >= 2: ", x.dims()));
+    }
+    for (int i = 0; i < x.dims() - 2; ++i) {
+      if (x.dim_size(i) != y.dim_size(i)) {
+        return absl::InvalidArgumentError(absl::StrCat("In[0].dim(", i, ") and In[1].dim(", i,
+                                                       ") must be the same: ", x.DebugString(),
+                                                       " vs ", y.DebugString()));
+      }
+    }
+  }
+  const int xb = x.dims() - 2;
+  const int yb = y.dims() - 2;
+  const int rank = std::max(xb, yb);
+  BatchPlan plan;
+  plan.out_batch_dims.resize(rank);
+  // Per output batch dim (aligned on the right): its size and each input's stride in
+  // matrices, 0 where that input is broadcast.
+  std::vector<int64_t> x_stride(rank, 0), y_stride(rank, 0);
+  int64_t xs = 1, ys = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    const int xi = i - (rank - xb);
+    const int yi = i - (rank - yb);
+    const int64_t xd = xi >= 0 ? x.dim_size(xi) : 1;
+    const int64_t yd = yi >= 0 ? y.dim_size(yi) : 1;
+    if (xd != yd && xd != 1 && yd != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("In[0] and In[1] must have compatible batch dimensions: ",
+                       x.DebugString(), " vs. ", y.DebugString()));
+    }
+    plan.out_batch_dims[i] = xd == 1 ? yd : xd;
+    if (xd != 1) x_stride[i] = xs;
+    if (yd != 1) y_stride[i] = ys;
+    xs *= xd;
+    ys *= yd;
+  }
+  int64_t batches = 1;
+  for (int64_t d : plan.out_batch_dims) batches *= d;
+  plan.x_index.resize(batches);
+  plan.y_index.resize(batches);
+  std::vector<int64_t> idx(rank, 0);
+  for (int64_t b = 0; b < batches; ++b) {
+    int64_t xo = 0, yo = 0;
+    for (int i = 0; i < rank; ++i) {
+      xo += idx[i] * x_stride[i];
+      yo += idx[i] * y_stride[i];
+    }
+    plan.x_index[b] = xo;
+    plan.y_index[b] = yo;
+    for (int i = rank - 1; i >= 0; --i) {
+      if (++idx[i] < plan.out_batch_dims[i]) break;
+      idx[i] = 0;
+    }
+  }
+  return plan;
+}
+
+template <typename T>
+class BatchMatMulOp : public OpKernel {
+ public:
+  BatchMatMulOp(OpKernelConstruction* context, bool broadcast)
+      : OpKernel(context), broadcast_(broadcast) {
+    OP_REQUIRES_OK(context, context->GetAttr("adj_x", &adj_x_));
+    OP_REQUIRES_OK(context, context->GetAttr("adj_y", &adj_y_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
+    OP_ASSIGN_OR_RETURN(ctx, BatchPlan plan, MakeBatchPlan(x.shape(), y.shape(), broadcast_));
+    const int xr = x.shape().dims();
+    const int yr = y.shape().dims();
+    const int64_t x_rows = x.shape().dim_size(xr - 2), x_cols = x.shape().dim_size(xr - 1);
+    const int64_t y_rows = y.shape().dim_size(yr - 2), y_cols = y.shape().dim_size(yr - 1);
+    const int64_t m = adj_x_ ? x_cols : x_rows;
+    const int64_t k = adj_x_ ? x_rows : x_cols;
+    const int64_t n = adj_y_ ? y_rows : y_cols;
+    OP_REQUIRES(ctx, k == (adj_y_ ? y_cols : y_rows), SizeIncompatible(x.shape(), y.shape()));
+    std::vector<int64_t> out_dims = plan.out_batch_dims;
+    out_dims.push_back(m);
+    out_dims.push_back(n);
+    OP_ASSIGN_OR_RETURN(ctx, TensorShape out_shape, TensorShape::Make(out_dims));
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, out_shape));
+    if (out->NumElements() == 0) return;
+
+    const int64_t batches = static_cast<int64_t>(plan.x_index.size());
+    blas::GemmArgs<T> args;
+    args.trans_a = adj_x_;
+    args.trans_b = adj_y_;
+    args.m = m;
+    args.n = n;
+    args.k = k;
+    args.lda = x_cols;
+    args.ldb = y_cols;
+    args.ldc = n;
+    const T* x_data = x.data<T>();
+    const T* y_data = y.data<T>();
+    T* out_data = out->data<T>();
+    const int threads = NumThreads(ctx);
+
+    // One y for every batch and x's matrices stacked untransposed: [batches*m, k] x y.
+    const bool y_shared = y.NumElements() == y_rows * y_cols;
+    const bool x_in_order = x.NumElements() == batches * x_rows * x_cols;
+    if (batches == 1 || (y_shared && x_in_order && !adj_x_)) {
+      args.m = batches * m;
+      args.a = x_data;
+      args.b = y_data;
+      args.c = out_data;
+      OP_REQUIRES_OK(ctx, blas::ParallelGemm(ctx->pool(), threads, args));
+      return;
+    }
+    auto matrix = [&](int64_t batch) {
+      blas::GemmArgs<T> one = args;
+      one.a = x_data + plan.x_index[batch] * x_rows * x_cols;
+      one.b = y_data + plan.y_index[batch] * y_rows * y_cols;
+      one.c = out_data + batch * m * n;
+      return one;
+    };
+    if (batches < threads) {
+      // Few large matrices: each one uses the whole pool.
+      for (int64_t b = 0; b < batches; ++b) {
+        OP_REQUIRES_OK(ctx, blas::ParallelGemm(ctx->pool(), threads, matrix(b)));
+      }
+      return;
+    }
+    std::mutex mu;
+    absl::Status status;
+    const int64_t cycles_per_matrix = std::max<int64_t>(1, 2 * m * n * k / 64);
+    ParallelForElements(ctx, batches, cycles_per_matrix, [&](int64_t begin, int64_t end) {
+      for (int64_t b = begin; b < end; ++b) {
+        absl::Status s = blas::Gemm(matrix(b));
+        if (!s.ok()) {
+          std::lock_guard<std::mutex> lock(mu);
+          status.Update(s);
+        }
+      }
+    });
+    OP_REQUIRES_OK(ctx, status);
+  }
+
+ private:
+  bool broadcast_;
+  bool adj_x_ = false;
+  bool adj_y_ = false;
+};
+
+template <typename T>
+absl::Status RegisterForType(KernelRegistry* registry) {
+  DFLOW_RETURN_IF_ERROR(registry->Register<MatMulOp<T>>(
+      KernelDefBuilder("MatMul").Device("CPU").TypeConstraint<T>("T")));
+  DFLOW_RETURN_IF_ERROR(registry->Register(
+      KernelDefBuilder("BatchMatMulV2").Device("CPU").TypeConstraint<T>("T"),
+      [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+        return std::make_unique<BatchMatMulOp<T>>(c, /*broadcast=*/true);
+      }));
+  DFLOW_RETURN_IF_ERROR(registry->Register(
+      KernelDefBuilder("BatchMatMul").Device("CPU").TypeConstraint<T>("T"),
+      [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+        return std::make_unique<BatchMatMulOp<T>>(c, /*broadcast=*/false);
+      }));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RegisterMatMulKernels(KernelRegistry* registry) {
+  DFLOW_RETURN_IF_ERROR(RegisterForType<float>(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterForType<double>(registry));
+  return absl::OkStatus();
+}
+
+}  // namespace dflow

@@ -1,0 +1,246 @@
+// --feed values: JSON numbers and nested lists, @files, conversion to the fed dtype, and
+// the errors hostile input gets.
+#include "tools/feed_parser.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "absl/strings/match.h"
+#include "graph/proto_io.h"
+#include "tools/npy.h"
+
+namespace dflow {
+namespace {
+
+Allocator* TestAllocator() {
+  static CpuAllocator* allocator = new CpuAllocator();
+  return allocator;
+}
+
+Tensor ParseOk(const std::string& json, DataType dtype) {
+  absl::StatusOr<Tensor> tensor = ParseJsonTensor(json, dtype, TestAllocator());
+  INFO(json << " -> " << tensor.status().ToString());
+  REQUIRE(tensor.ok());
+  REQUIRE(tensor->dtype() == dtype);
+  return *tensor;
+}
+
+std::string ParseError(const std::string& json, DataType dtype) {
+  absl::StatusOr<Tensor> tensor = ParseJsonTensor(json, dtype, TestAllocator());
+  INFO(json);
+  REQUIRE_FALSE(tensor.ok());
+  CHECK(tensor.status().code() == absl::StatusCode::kInvalidArgument);
+  return std::string(tensor.status().message());
+}
+
+template <typename T>
+std::vector<T> Values(const Tensor& t) {
+  auto flat = t.flat<T>();
+  return std::vector<T>(flat.begin(), flat.end());
+}
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
+}
+
+TEST_CASE("A JSON number becomes a scalar of the fed dtype", "[tools][feed]") {
+  Tensor t = ParseOk("2", DT_INT32);
+  CHECK(t.shape() == TensorShape({}));
+  CHECK(t.scalar<int32_t>() == 2);
+  CHECK(ParseOk(" 2.5 ", DT_FLOAT).scalar<float>() == 2.5f);
+  CHECK(ParseOk("-7", DT_INT64).scalar<int64_t>() == -7);
+  CHECK(ParseOk("3", DT_DOUBLE).scalar<double>() == 3.0);
+}
+
+TEST_CASE("Nested lists give the shape, row-major", "[tools][feed]") {
+  Tensor t = ParseOk("[[1,2,3],[4,5,6]]", DT_FLOAT);
+  CHECK(t.shape() == TensorShape({2, 3}));
+  CHECK(Values<float>(t) == std::vector<float>{1, 2, 3, 4, 5, 6});
+  Tensor deep = ParseOk(" [ [ [1] , [2] ] ,\n [ [3],[4] ] ] ", DT_INT32);
+  CHECK(deep.shape() == TensorShape({2, 2, 1}));
+  CHECK(Values<int32_t>(deep) == std::vector<int32_t>{1, 2, 3, 4});
+}
+
+TEST_CASE("Empty lists give zero-sized dimensions", "[tools][feed]") {
+  CHECK(ParseOk("[]", DT_FLOAT).shape() == TensorShape({0}));
+  CHECK(ParseOk("[[],[]]", DT_FLOAT).shape() == TensorShape({2, 0}));
+  CHECK(ParseOk("[[[]]]", DT_INT32).shape() == TensorShape({1, 1, 0}));
+}
+
+TEST_CASE("Ragged lists are rejected with their position", "[tools][feed]") {
+  CHECK_THAT(ParseError("[[1,2],[3]]", DT_FLOAT), Catch::Contains("ragged"));
+  CHECK_THAT(ParseError("[[1,2],[3]]", DT_FLOAT), Catch::Contains("character"));
+  CHECK_THAT(ParseError("[1,[2]]", DT_FLOAT), Catch::Contains("ragged"));
+  CHECK_THAT(ParseError("[[1],2]", DT_FLOAT), Catch::Contains("ragged"));
+  CHECK_THAT(ParseError("[[],[1]]", DT_FLOAT), Catch::Contains("ragged"));
+  CHECK_THAT(ParseError("[[[1]],[[]]]", DT_FLOAT), Catch::Contains("ragged"));
+  CHECK_THAT(ParseError("[[[]],[1]]", DT_FLOAT), Catch::Contains("ragged"));
+}
+
+TEST_CASE("Nesting is limited to 254 levels, without deep recursion", "[tools][feed]") {
+  const int limit = kMaxFeedNesting;
+  const std::string ok = std::string(limit, '[') + "1" + std::string(limit, ']');
+  CHECK(ParseOk(ok, DT_FLOAT).shape().dims() == limit);
+  const std::string too_deep = std::string(limit + 1, '[') + "1" + std::string(limit + 1, ']');
+  CHECK_THAT(ParseError(too_deep, DT_FLOAT), Catch::Contains("deeper than 254"));
+  CHECK_THAT(ParseError(std::string(1000000, '['), DT_FLOAT), Catch::Contains("deeper"));
+}
+
+TEST_CASE("Malformed JSON is INVALID_ARGUMENT saying where", "[tools][feed]") {
+  for (const char* bad : {"", " ", "[", "[1,", "[1 2]", "[1,]", "[,1]", "01", "1.", "-", "1e",
+                          "1e+", ".5", "+1", "abc", "1 2", "[1]]", "[1]x", "tru", "nul",
+                          "\"unterminated", "[1,2", "{}", "0x10", "--1"}) {
+    CHECK_THAT(ParseError(bad, DT_FLOAT), Catch::Contains("malformed JSON at character"));
+  }
+}
+
+TEST_CASE("Integers convert only when integral and in range", "[tools][feed]") {
+  CHECK(ParseOk("2.0", DT_INT32).scalar<int32_t>() == 2);
+  CHECK(ParseOk("1e3", DT_INT32).scalar<int32_t>() == 1000);
+  CHECK_THAT(ParseError("2.5", DT_INT32), Catch::Contains("not an integer"));
+  CHECK_THAT(ParseError("[1, 2.5]", DT_INT32), Catch::Contains("element 1"));
+  CHECK_THAT(ParseError("300", DT_UINT8), Catch::Contains("out of range"));
+  CHECK_THAT(ParseError("-1", DT_UINT8), Catch::Contains("out of range"));
+  CHECK_THAT(ParseError("2147483648", DT_INT32), Catch::Contains("out of range"));
+  CHECK(ParseOk("-2147483648", DT_INT32).scalar<int32_t>() ==
+        std::numeric_limits<int32_t>::min());
+  CHECK_THAT(ParseError("NaN", DT_INT32), Catch::Contains("not an integer"));
+  CHECK_THAT(ParseError("1e30", DT_INT64), Catch::Contains("out of range"));
+  CHECK(ParseOk("[-128, 127]", DT_INT8).flat<int8_t>()[0] == -128);
+  CHECK(ParseOk("65535", DT_UINT16).scalar<uint16_t>() == 65535);
+}
+
+TEST_CASE("int64 and uint64 are parsed exactly beyond 2^53", "[tools][feed]") {
+  CHECK(ParseOk("9007199254740993", DT_INT64).scalar<int64_t>() == 9007199254740993LL);
+  CHECK(ParseOk("9223372036854775807", DT_INT64).scalar<int64_t>() ==
+        std::numeric_limits<int64_t>::max());
+  CHECK(ParseOk("-9223372036854775808", DT_INT64).scalar<int64_t>() ==
+        std::numeric_limits<int64_t>::min());
+  CHECK_THAT(ParseError("9223372036854775808", DT_INT64), Catch::Contains("out of range"));
+  CHECK(ParseOk("18446744073709551615", DT_UINT64).scalar<uint64_t>() ==
+        std::numeric_limits<uint64_t>::max());
+  CHECK_THAT(ParseError("18446744073709551616", DT_UINT64), Catch::Contains("out of range"));
+  CHECK_THAT(ParseError("99999999999999999999999999", DT_INT64), Catch::Contains("out of range"));
+}
+
+TEST_CASE("Huge numbers are errors, not infinities", "[tools][feed]") {
+  CHECK_THAT(ParseError("1e400", DT_DOUBLE), Catch::Contains("too large"));
+  CHECK_THAT(ParseError("-1e400", DT_FLOAT), Catch::Contains("too large"));
+  CHECK_THAT(ParseError("1e39", DT_FLOAT), Catch::Contains("out of range"));
+  CHECK(ParseOk("1e39", DT_DOUBLE).scalar<double>() == 1e39);
+  // FLT_MAX printed with 9 digits is slightly above FLT_MAX and must round back to it.
+  CHECK(ParseOk("3.40282347e+38", DT_FLOAT).scalar<float>() == std::numeric_limits<float>::max());
+  CHECK(ParseOk("1e-400", DT_DOUBLE).scalar<double>() == 0.0);
+  const std::string long_digits(5000, '7');
+  CHECK(std::isfinite(ParseOk("0." + long_digits, DT_DOUBLE).scalar<double>()));
+}
+
+TEST_CASE("NaN and infinities are accepted for floats", "[tools][feed]") {
+  Tensor t = ParseOk("[NaN, Infinity, -Infinity, nan, inf, -inf]", DT_FLOAT);
+  std::vector<float> v = Values<float>(t);
+  CHECK(std::isnan(v[0]));
+  CHECK(v[1] == std::numeric_limits<float>::infinity());
+  CHECK(v[2] == -std::numeric_limits<float>::infinity());
+  CHECK(std::isnan(v[3]));
+  CHECK(v[4] == std::numeric_limits<float>::infinity());
+  CHECK(v[5] == -std::numeric_limits<float>::infinity());
+}
+
+TEST_CASE("Bools take true, false, 0 and 1; numbers take true and false", "[tools][feed]") {
+  CHECK(Values<bool>(ParseOk("[true, false, 1, 0, 1.0]", DT_BOOL)) ==
+        std::vector<bool>{true, false, true, false, true});
+  CHECK_THAT(ParseError("2", DT_BOOL), Catch::Contains("true, false, 0 or 1"));
+  CHECK(Values<float>(ParseOk("[true, false]", DT_FLOAT)) == std::vector<float>{1, 0});
+}
+
+TEST_CASE("Strings feed string tensors only", "[tools][feed]") {
+  Tensor t = ParseOk("[\"a\", \"b\\n\\u00e9\\\"\", \"\\ud83d\\ude00\"]", DT_STRING);
+  REQUIRE(t.NumElements() == 3);
+  CHECK(t.flat<std::string>()[0] == "a");
+  CHECK(t.flat<std::string>()[1] == "b\n\xc3\xa9\"");
+  CHECK(t.flat<std::string>()[2] == "\xf0\x9f\x98\x80");
+  CHECK_THAT(ParseError("[1]", DT_STRING), Catch::Contains("expected a JSON string"));
+  CHECK_THAT(ParseError("\"x\"", DT_FLOAT), Catch::Contains("not a number"));
+  CHECK_THAT(ParseError("\"\\q\"", DT_STRING), Catch::Contains("escape"));
+  CHECK_THAT(ParseError("\"\\u12\"", DT_STRING), Catch::Contains("hex"));
+}
+
+TEST_CASE("Dtypes without a conversion are refused", "[tools][feed]") {
+  CHECK_THAT(ParseError("1", DT_HALF), Catch::Contains("not supported"));
+  CHECK_THAT(ParseError("1", DT_RESOURCE), Catch::Contains("not supported"));
+  CHECK_THAT(ParseError("1", DT_COMPLEX64), Catch::Contains("not supported"));
+}
+
+TEST_CASE("SplitFeedFlag splits at the first '='", "[tools][feed]") {
+  absl::StatusOr<FeedFlag> flag = SplitFeedFlag("x:1=[1,2]");
+  REQUIRE(flag.ok());
+  CHECK(flag->name == "x:1");
+  CHECK(flag->value == "[1,2]");
+  flag = SplitFeedFlag("x=a=b");
+  REQUIRE(flag.ok());
+  CHECK(flag->value == "a=b");
+  for (const char* bad : {"x", "=1", "x=", ""}) {
+    INFO(bad);
+    CHECK(SplitFeedFlag(bad).status().code() == absl::StatusCode::kInvalidArgument);
+  }
+}
+
+TEST_CASE("ParseFeedValue names the feed in every error", "[tools][feed]") {
+  absl::StatusOr<Tensor> t = ParseFeedValue("x", "[1,", DT_FLOAT, TestAllocator());
+  REQUIRE_FALSE(t.ok());
+  CHECK(absl::StartsWith(t.status().message(), "--feed x: malformed JSON"));
+  t = ParseFeedValue("x", "@/nonexistent/file.npy", DT_FLOAT, TestAllocator());
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.status().code() == absl::StatusCode::kNotFound);
+  CHECK(absl::StartsWith(t.status().message(), "--feed x: "));
+}
+
+TEST_CASE("@file feeds read .npy (converted) and JSON files", "[tools][feed]") {
+  Tensor doubles = *Tensor::Allocate(TestAllocator(), DT_DOUBLE, TensorShape({2, 2}));
+  for (int i = 0; i < 4; ++i) doubles.flat<double>()[i] = i + 0.5;
+  const std::string npy = TempPath("feed_doubles.npy");
+  REQUIRE(WriteNpyFile(npy, doubles).ok());
+  absl::StatusOr<Tensor> t = ParseFeedValue("x", "@" + npy, DT_FLOAT, TestAllocator());
+  INFO(t.status().ToString());
+  REQUIRE(t.ok());
+  CHECK(t->dtype() == DT_FLOAT);
+  CHECK(t->shape() == TensorShape({2, 2}));
+  CHECK(Values<float>(*t) == std::vector<float>{0.5f, 1.5f, 2.5f, 3.5f});
+
+  t = ParseFeedValue("n", "@" + npy, DT_INT32, TestAllocator());
+  REQUIRE_FALSE(t.ok());
+  CHECK_THAT(std::string(t.status().message()), Catch::Contains("not an integer"));
+  CHECK_THAT(std::string(t.status().message()), Catch::Contains(npy));
+
+  const std::string json = TempPath("feed.json");
+  REQUIRE(WriteStringToFile(json, "[[1, 2],\n [3, 4]]\n").ok());
+  t = ParseFeedValue("x", "@" + json, DT_INT64, TestAllocator());
+  REQUIRE(t.ok());
+  CHECK(Values<int64_t>(*t) == std::vector<int64_t>{1, 2, 3, 4});
+}
+
+TEST_CASE("ConvertTensor keeps same-dtype tensors and checks every element", "[tools][feed]") {
+  Tensor ints = ParseOk("[1, 2, 300]", DT_INT32);
+  absl::StatusOr<Tensor> same = ConvertTensor(ints, DT_INT32, TestAllocator());
+  REQUIRE(same.ok());
+  CHECK(same->SharesBufferWith(ints));
+  absl::StatusOr<Tensor> bytes = ConvertTensor(ints, DT_UINT8, TestAllocator());
+  REQUIRE_FALSE(bytes.ok());
+  CHECK_THAT(std::string(bytes.status().message()), Catch::Contains("element 2"));
+  absl::StatusOr<Tensor> floats = ConvertTensor(ints, DT_FLOAT, TestAllocator());
+  REQUIRE(floats.ok());
+  CHECK(Values<float>(*floats) == std::vector<float>{1, 2, 300});
+  absl::StatusOr<Tensor> bools = ConvertTensor(ParseOk("[0, 1]", DT_UINT8), DT_BOOL,
+                                               TestAllocator());
+  REQUIRE(bools.ok());
+  CHECK(Values<bool>(*bools) == std::vector<bool>{false, true});
+}
+
+}  // namespace
+}  // namespace dflow

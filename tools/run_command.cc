@@ -1,0 +1,166 @@
+#include "tools/run_command.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/graph_def_import.h"
+#include "graph/node_def_util.h"
+#include "graph/proto_io.h"
+#include "graph/status_macros.h"
+#include "session/session.h"
+#include "tools/cli_args.h"
+#include "tools/tensor_printer.h"
+
+namespace dflow {
+namespace {
+
+// Feed tensors live as long as the process; the allocator must outlive them all.
+Allocator* FeedAllocator() {
+  static CpuAllocator* allocator = new CpuAllocator();
+  return allocator;
+}
+
+struct ParsedFeed {
+  TensorId id;
+  std::string name;  // as given
+  std::string value;
+};
+
+absl::StatusOr<std::vector<ParsedFeed>> ParseFeedNames(const std::vector<FeedFlag>& feeds) {
+  std::vector<ParsedFeed> parsed;
+  for (const FeedFlag& feed : feeds) {
+    absl::StatusOr<TensorId> id = ParseTensorName(feed.name);
+    if (!id.ok() || id->IsControl()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--feed ", feed.name, ": not a tensor name (expected node or node:index)"));
+    }
+    parsed.push_back({*id, feed.name, feed.value});
+  }
+  return parsed;
+}
+
+// The dtype a feed of `id` must have, by the Session's lookup rules and texts.
+absl::StatusOr<DataType> FedDtype(const Graph& graph, const TensorId& id) {
+  const Node* node = graph.FindNode(id.node);
+  if (node == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("FeedInputs: unable to find feed output ", id.ToString()));
+  }
+  if (id.index >= node->num_outputs()) {
+    return absl::InvalidArgumentError(absl::StrCat("FeedInputs: ", id.ToString(),
+                                                   " should have output index < ",
+                                                   node->num_outputs()));
+  }
+  return BaseType(node->output_types()[id.index]);
+}
+
+// Adds to `graph_def` a Placeholder for each fed node it lacks but `graph` stood in for.
+void AddStandInPlaceholders(const Graph& graph, const std::vector<ParsedFeed>& feeds,
+                            GraphDef* graph_def) {
+  absl::flat_hash_set<std::string> present;
+  for (const NodeDef& node : graph_def->node()) present.insert(node.name());
+  for (const ParsedFeed& feed : feeds) {
+    if (present.contains(feed.id.node)) continue;
+    const Node* stand_in = graph.FindNode(feed.id.node);
+    if (stand_in == nullptr || stand_in->num_outputs() == 0) continue;
+    NodeDef* placeholder = graph_def->add_node();
+    placeholder->set_name(feed.id.node);
+    placeholder->set_op("Placeholder");
+    (*placeholder->mutable_attr())["dtype"].set_type(BaseType(stand_in->output_types()[0]));
+    present.insert(feed.id.node);
+  }
+}
+
+std::vector<std::string> CanonicalNames(const std::vector<std::string>& fetches) {
+  std::vector<std::string> names;
+  for (const std::string& fetch : fetches) {
+    absl::StatusOr<TensorId> id = ParseTensorName(fetch);
+    names.push_back(id.ok() && !id->IsControl() ? id->ToString() : fetch);
+  }
+  return names;
+}
+
+absl::StatusOr<RunRequest> RequestFromFlags(const CliArgs& flags) {
+  RunRequest request;
+  DFLOW_ASSIGN_OR_RETURN(std::string path, flags.Require("graph"));
+  DFLOW_ASSIGN_OR_RETURN(request.graph_def, ReadGraphDef(path));
+  if (flags.Has("config")) {
+    DFLOW_RETURN_IF_ERROR(ParseTextProto(flags.Get("config"), "--config", &request.config));
+  }
+  if (flags.Has("run_options")) {
+    DFLOW_RETURN_IF_ERROR(
+        ParseTextProto(flags.Get("run_options"), "--run_options", &request.run_options));
+  }
+  for (const std::string& feed : flags.GetAll("feed")) {
+    DFLOW_ASSIGN_OR_RETURN(FeedFlag parsed, SplitFeedFlag(feed));
+    request.feeds.push_back(std::move(parsed));
+  }
+  request.fetches = flags.GetAll("fetch");
+  request.targets = flags.GetAll("target");
+  request.collect_metadata = flags.Has("run_metadata");
+  return request;
+}
+
+}  // namespace
+
+absl::StatusOr<RunResult> RunGraph(const RunRequest& request) {
+  DFLOW_ASSIGN_OR_RETURN(std::vector<ParsedFeed> feeds, ParseFeedNames(request.feeds));
+  ImportOptions import_options;
+  for (const ParsedFeed& feed : feeds) import_options.fed_tensors.push_back(feed.id.ToString());
+  DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
+                         ImportGraphDef(request.graph_def, import_options));
+
+  std::vector<std::pair<std::string, Tensor>> feed_tensors;
+  for (const ParsedFeed& feed : feeds) {
+    DFLOW_ASSIGN_OR_RETURN(DataType dtype, FedDtype(*graph, feed.id));
+    DFLOW_ASSIGN_OR_RETURN(Tensor tensor,
+                           ParseFeedValue(feed.name, feed.value, dtype, FeedAllocator()));
+    feed_tensors.emplace_back(feed.name, std::move(tensor));
+  }
+  GraphDef graph_def = request.graph_def;
+  AddStandInPlaceholders(*graph, feeds, &graph_def);
+  graph.reset();
+
+  RunResult result;
+  DFLOW_ASSIGN_OR_RETURN(result.session, NewSession(request.config));
+  Session* session = result.session.get();
+  DFLOW_RETURN_IF_ERROR(session->Create(graph_def));
+  DFLOW_RETURN_IF_ERROR(session->Run(request.run_options, feed_tensors, request.fetches,
+                                     request.targets, &result.outputs,
+                                     request.collect_metadata ? &result.metadata : nullptr));
+  result.fetch_names = CanonicalNames(request.fetches);
+  return result;
+}
+
+absl::Status RunRunCommand(const std::vector<std::string>& args, std::ostream& out) {
+  DFLOW_ASSIGN_OR_RETURN(CliArgs flags,
+                         CliArgs::Parse(args, {"graph", "output", "config", "run_options",
+                                               "run_metadata", "feed", "fetch", "target"}));
+  const std::string output = flags.Get("output", "text");
+  if (output != "json" && output != "text") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--output=", output, ": expected json or text"));
+  }
+  if (flags.Has("run_metadata") && flags.Get("run_metadata").empty()) {
+    return absl::InvalidArgumentError("--run_metadata needs a file path");
+  }
+  DFLOW_ASSIGN_OR_RETURN(RunRequest request, RequestFromFlags(flags));
+  DFLOW_ASSIGN_OR_RETURN(RunResult result, RunGraph(request));
+  if (request.collect_metadata) {
+    DFLOW_RETURN_IF_ERROR(
+        WriteProtoFile(flags.Get("run_metadata"), result.metadata, ProtoFormat::kText));
+  }
+  if (output == "json") {
+    out << OutputsJson(result.fetch_names, result.outputs);
+  } else if (result.fetch_names.empty()) {
+    out << "ran " << absl::StrJoin(request.targets, ", ") << " (nothing fetched)\n";
+  } else {
+    out << OutputsText(result.fetch_names, result.outputs);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace dflow
