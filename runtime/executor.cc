@@ -182,7 +182,7 @@ class Executor::RunState {
   }
 
   void ClearInputs(const NodeItem& item) {
-    for (int i = 0; i < item.num_inputs; ++i) slots_[item.input_start + i] = Tensor();
+    for (int i = 0; i < item.num_inputs; ++i) slots_[item.input_start + i].Clear();
   }
 
   void PropagateOutputs(const NodeItem& item, OpKernelContext* context, ReadyList* made_ready) {

@@ -107,8 +107,12 @@ Tensor* OpKernelContext::ForwardInputToOutput(int in, int out, const TensorShape
       input.NumElements() != shape.num_elements() || input_is_dead(in)) {
     return nullptr;
   }
-  outputs_[out] = input.Reshaped(shape);
-  input = Tensor();
+  if (input.shape() == shape) {
+    outputs_[out] = std::move(input);
+  } else {
+    outputs_[out] = input.Reshaped(shape);
+    input.Clear();
+  }
   return &outputs_[out];
 }
 

@@ -100,6 +100,12 @@ class Tensor {
   }
   void* raw_data() const { return buffer_ == nullptr ? nullptr : buffer_->data(); }
 
+  // Drops the buffer reference, leaving an uninitialised tensor (cheaper than = Tensor()).
+  void Clear() {
+    Release();
+    dtype_ = DT_INVALID;
+  }
+
   // The same buffer viewed with another shape. REQUIRES: same element count.
   Tensor Reshaped(const TensorShape& shape) const;
 

@@ -5,9 +5,11 @@
 //   onednn          dnnl_sgemm, oneDNN's own OpenMP threading (the peers' setup)
 //   onednn-passive  the same with OMP_WAIT_POLICY=PASSIVE (2 threads only): library
 //                   threading whose workers sleep instead of spinning between calls
-//   openblas        cblas_sgemm, OpenBLAS's own pthreads
-//   openblas-skx    the same with OPENBLAS_CORETYPE=SkylakeX (only on AVX-512 CPUs):
-//                   OpenBLAS 0.3.21 does not recognise every AVX-512 CPU
+//   openblas        cblas_sgemm, OpenBLAS's own pthreads, kernel chosen by OpenBLAS's
+//                   CPU detection (OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed from
+//                   the child's environment)
+//   openblas-haswell the same forced to its AVX2 "Haswell" kernels, which is what this
+//                   sandbox's environment (OPENBLAS_CORETYPE=Haswell) gives every process
 //   dflow           the MatMul kernel as the executor runs it: created through the
 //                   KernelRegistry, Compute()d on a thread of a ThreadPool(T) (output
 //                   allocation included), i.e. single-threaded oneDNN calls sharded over
@@ -54,6 +56,7 @@
 
 extern "C" {
 void openblas_set_num_threads(int num_threads);
+char* openblas_get_corename(void);
 }
 extern char** environ;
 
@@ -107,6 +110,12 @@ int RunLibraryChild(const std::string& impl, int threads, double seconds) {
   const bool onednn = impl.rfind("onednn", 0) == 0;
   omp_set_num_threads(threads);
   openblas_set_num_threads(threads);
+  if (onednn) {
+    std::printf("INFO %s: oneDNN ISA %d (dnnl_cpu_isa_t)\n", impl.c_str(),
+                static_cast<int>(dnnl_get_effective_cpu_isa()));
+  } else {
+    std::printf("INFO %s: OpenBLAS core %s\n", impl.c_str(), openblas_get_corename());
+  }
   for (const Shape& s : Shapes()) {
     const std::vector<float> a = RandomFloats(s.m * s.k, 1), b = RandomFloats(s.k * s.n, 2);
     std::vector<float> c(s.m * s.n);
@@ -186,7 +195,8 @@ int RunKernelChild(int threads, double seconds) {
 struct Config {
   std::string impl;
   int threads;
-  std::vector<std::string> env;  // extra NAME=VALUE for the child
+  // Changes to the child's environment: "NAME=VALUE" sets NAME, "-NAME" removes it.
+  std::vector<std::string> env;
 };
 
 std::string ReadFile(const std::string& path) {
@@ -215,8 +225,18 @@ std::string RunChild(const Config& config, double seconds) {
                                    absl::StrCat("--threads=", config.threads),
                                    absl::StrCat("--seconds=", seconds)};
   std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) env_strings.push_back(*e);
-  for (const std::string& extra : config.env) env_strings.push_back(extra);
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('='));
+    bool changed = false;
+    for (const std::string& change : config.env) {
+      changed |= change == "-" + name || change.rfind(name + "=", 0) == 0;
+    }
+    if (!changed) env_strings.push_back(entry);
+  }
+  for (const std::string& change : config.env) {
+    if (change[0] != '-') env_strings.push_back(change);
+  }
   std::vector<char*> argv, envp;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -255,6 +275,7 @@ double Median(std::vector<double> v) {
 int RunParent(int rounds, double seconds) {
   const std::string cpuinfo = ReadFile("/proc/cpuinfo");
   const bool avx512 = cpuinfo.find(" avx512f") != std::string::npos;
+  const char* coretype = std::getenv("OPENBLAS_CORETYPE");
   char date[64];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&now));
@@ -263,24 +284,30 @@ int RunParent(int rounds, double seconds) {
               CpuInfoField(cpuinfo, "model name").c_str(), sysconf(_SC_NPROCESSORS_ONLN),
               avx512 ? "yes" : "no", CpuInfoField(cpuinfo, "cache size").c_str());
   std::printf("libraries: %s\n", blas::Describe().c_str());
+  std::printf("environment: OPENBLAS_CORETYPE=%s\n", coretype == nullptr ? "(unset)" : coretype);
   std::printf("rounds=%d seconds/shape=%.2g, loadavg at start %s\n\n", rounds, seconds,
               LoadAvg().c_str());
 
+  const std::vector<std::string> impls = {"onednn", "onednn-passive", "openblas",
+                                           "openblas-haswell", "dflow"};
   std::vector<Config> configs;
   for (int threads : {1, 2}) {
     configs.push_back({"onednn", threads, {}});
     if (threads > 1) configs.push_back({"onednn-passive", threads, {"OMP_WAIT_POLICY=PASSIVE"}});
-    configs.push_back({"openblas", threads, {}});
-    if (avx512) configs.push_back({"openblas-skx", threads, {"OPENBLAS_CORETYPE=SkylakeX"}});
+    configs.push_back({"openblas", threads, {"-OPENBLAS_CORETYPE", "-OPENBLAS_L2_SIZE"}});
+    configs.push_back({"openblas-haswell", threads, {"OPENBLAS_CORETYPE=Haswell"}});
     configs.push_back({"dflow", threads, {}});
   }
   // (impl, threads, shape) -> per-round medians (us)
   std::map<std::tuple<std::string, int, std::string>, std::vector<double>> medians;
-  std::vector<std::string> raw;
+  std::vector<std::string> raw, info;
   for (int round = 0; round < rounds; ++round) {
     for (const Config& config : configs) {
       std::istringstream out(RunChild(config, seconds));
       for (std::string line; std::getline(out, line);) {
+        if (line.rfind("INFO ", 0) == 0 && std::find(info.begin(), info.end(), line) == info.end()) {
+          info.push_back(line);
+        }
         if (line.rfind("RESULT ", 0) != 0) continue;
         raw.push_back(absl::StrCat("round=", round, " ", line));
         medians[{Field(line, "impl"), std::stoi(Field(line, "threads")), Field(line, "shape")}]
@@ -289,10 +316,8 @@ int RunParent(int rounds, double seconds) {
     }
   }
 
-  std::vector<std::string> impls;
-  for (const Config& c : configs) {
-    if (std::find(impls.begin(), impls.end(), c.impl) == impls.end()) impls.push_back(c.impl);
-  }
+  for (const std::string& line : info) std::printf("%s\n", line.c_str());
+  std::printf("\n");
   for (int threads : {1, 2}) {
     std::printf("## %d thread%s: median us (GFLOP/s)\n\n| shape |", threads,
                 threads > 1 ? "s" : "");

@@ -160,8 +160,7 @@ void RunBroadcast(OpKernelContext* ctx, const BroadcastPlan& plan, const T* x, c
 // Allocates output 0 for `plan`, reusing input 0 or 1 in place when the executor
 // allows it and the input has the output's dtype and element count. Returns nullptr
 // (with the status set on ctx) when allocation fails.
-inline Tensor* ForwardOrAllocateBinaryOutput(OpKernelContext* ctx, const BroadcastPlan& plan) {
-  const TensorShape& shape = plan.output_shape;
+inline Tensor* ForwardOrAllocateBinaryOutput(OpKernelContext* ctx, const TensorShape& shape) {
   for (int i = 0; i < 2; ++i) {
     if (ctx->input(i).NumElements() != shape.num_elements()) continue;
     if (Tensor* out = ctx->ForwardInputToOutput(i, 0, shape)) return out;
@@ -172,6 +171,15 @@ inline Tensor* ForwardOrAllocateBinaryOutput(OpKernelContext* ctx, const Broadca
     return nullptr;
   }
   return *out;
+}
+
+// Equal shapes need no plan: one flat loop (the common case, and the cheapest path for
+// graphs of tiny tensors).
+template <typename Fn, typename T, typename Out>
+void RunSameShape(OpKernelContext* ctx, int64_t n, const T* x, const T* y, Out* out) {
+  ParallelForElements(ctx, n, Fn::kCost, [x, y, out](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) out[i] = Fn::Apply(x[i], y[i]);
+  });
 }
 
 }  // namespace cwise

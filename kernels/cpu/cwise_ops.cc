@@ -241,6 +241,10 @@ class BinaryOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     const Tensor& y = ctx->input(1);
+    if (x.shape() == y.shape()) {
+      ComputeSameShape(ctx, x, y);
+      return;
+    }
     absl::StatusOr<BroadcastPlan> plan = MakeBroadcastPlan(x.shape(), y.shape());
     if (!plan.ok() && !incompatible_shape_error_) {
       // Equal/NotEqual with incompatible_shape_error=false: a scalar verdict.
@@ -249,21 +253,35 @@ class BinaryOp : public OpKernel {
       return;
     }
     OP_REQUIRES_OK(ctx, plan.status());
-    if constexpr (Fn::template ChecksRhs<T>()) {
-      absl::Span<const T> divisors = y.flat<T>();
-      OP_REQUIRES(
-          ctx,
-          std::none_of(divisors.begin(), divisors.end(), [](T b) { return Fn::InvalidRhs(b); }),
-          absl::InvalidArgumentError(Fn::kInvalidRhs));
-    }
+    OP_REQUIRES_OK(ctx, CheckDivisors(y));
     const T* x_data = x.data<T>();  // read before forwarding empties an input
     const T* y_data = y.data<T>();
-    Tensor* out = ForwardOrAllocateBinaryOutput(ctx, *plan);
+    Tensor* out = ForwardOrAllocateBinaryOutput(ctx, plan->output_shape);
     if (out == nullptr) return;
     RunBroadcast<Fn>(ctx, *plan, x_data, y_data, out->data<Out>());
   }
 
  private:
+  static absl::Status CheckDivisors(const Tensor& y) {
+    if constexpr (Fn::template ChecksRhs<T>()) {
+      absl::Span<const T> divisors = y.flat<T>();
+      if (std::any_of(divisors.begin(), divisors.end(), [](T b) { return Fn::InvalidRhs(b); })) {
+        return absl::InvalidArgumentError(Fn::kInvalidRhs);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  void ComputeSameShape(OpKernelContext* ctx, const Tensor& x, const Tensor& y) {
+    OP_REQUIRES_OK(ctx, CheckDivisors(y));
+    const T* x_data = x.data<T>();  // read before forwarding empties an input
+    const T* y_data = y.data<T>();
+    const TensorShape shape = x.shape();
+    Tensor* out = ForwardOrAllocateBinaryOutput(ctx, shape);
+    if (out == nullptr) return;
+    RunSameShape<Fn>(ctx, shape.num_elements(), x_data, y_data, out->data<Out>());
+  }
+
   bool incompatible_shape_error_ = true;
 };
 

@@ -2,8 +2,8 @@
 
 namespace dflow {
 
-void ParallelForElements(OpKernelContext* ctx, int64_t n, int64_t cycles_per_element,
-                         const std::function<void(int64_t, int64_t)>& fn) {
+void ParallelForElementsOnPool(OpKernelContext* ctx, int64_t n, int64_t cycles_per_element,
+                               const std::function<void(int64_t, int64_t)>& fn) {
   ThreadPool* pool = ctx->pool();
   if (pool == nullptr) {
     fn(0, n);

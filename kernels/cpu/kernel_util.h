@@ -23,9 +23,22 @@ class CheapOpKernel : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
-// Runs `fn(begin, end)` over [0, n) on the context's pool when the work is large.
-void ParallelForElements(OpKernelContext* ctx, int64_t n, int64_t cycles_per_element,
-                         const std::function<void(int64_t, int64_t)>& fn);
+// Below this much work (cycles) a loop runs inline: no std::function, no pool.
+inline constexpr int64_t kInlineWorkCycles = 40000;
+
+void ParallelForElementsOnPool(OpKernelContext* ctx, int64_t n, int64_t cycles_per_element,
+                               const std::function<void(int64_t, int64_t)>& fn);
+
+// Runs `fn(begin, end)` over [0, n), sharded on the context's pool when the work is
+// large; small loops (the common case in graphs of tiny tensors) run inline for free.
+template <typename Fn>
+void ParallelForElements(OpKernelContext* ctx, int64_t n, int64_t cycles_per_element, Fn&& fn) {
+  if (n * cycles_per_element < kInlineWorkCycles) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  ParallelForElementsOnPool(ctx, n, cycles_per_element, std::forward<Fn>(fn));
+}
 
 }  // namespace dflow
 
