@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <memory>
 
 namespace dflow {
@@ -11,6 +12,15 @@ thread_local const ThreadPool* current_pool = nullptr;
 
 // Below this much work (cycles) a shard is not worth a thread hand-off (~5 us).
 constexpr int64_t kMinCyclesPerShard = 20000;
+
+// How long a worker that just ran a task watches for more before sleeping.
+constexpr auto kSpinBudget = std::chrono::microseconds(50);
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
 
 // Shared by the caller and the helper tasks of one ParallelFor.
 struct ParallelForState {
@@ -54,27 +64,51 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::Schedule(std::function<void()> fn) {
+  bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(std::move(fn));
+    queued_.fetch_add(1, std::memory_order_release);
+    // Spinning workers will pick tasks up; wake a sleeper only for tasks beyond them.
+    wake = sleeping_ > 0 && queued_.load(std::memory_order_relaxed) >
+                                spinning_.load(std::memory_order_acquire);
   }
-  work_ready_.notify_one();
+  if (wake) work_ready_.notify_one();
+}
+
+bool ThreadPool::SpinForWork() {
+  spinning_.fetch_add(1, std::memory_order_acq_rel);
+  const auto deadline = std::chrono::steady_clock::now() + kSpinBudget;
+  bool found = false;
+  for (int i = 0; !found; ++i) {
+    found = queued_.load(std::memory_order_acquire) > 0;
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() > deadline) break;
+    CpuRelax();
+  }
+  spinning_.fetch_sub(1, std::memory_order_acq_rel);
+  return found;
 }
 
 bool ThreadPool::IsPoolThread() const { return current_pool == this; }
 
 void ThreadPool::WorkerLoop() {
   current_pool = this;
+  bool just_worked = false;
   for (;;) {
+    if (just_worked) SpinForWork();
     std::function<void()> fn;
     {
       std::unique_lock<std::mutex> lock(mu_);
+      ++sleeping_;
       work_ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      --sleeping_;
       if (queue_.empty()) return;  // stopping and drained
       fn = std::move(queue_.front());
       queue_.pop_front();
+      queued_.fetch_sub(1, std::memory_order_release);
     }
     fn();
+    just_worked = true;
   }
 }
 

@@ -160,7 +160,7 @@ TEST_CASE("MetaGraphDefs and SavedModels parse with every field modelled", "[gra
   CHECK(meta.graph_def().node_size() == 227);
   CheckRoundTrip(meta, "meta");
   for (const std::string& dir : ListCorpus("saved_model")) {
-    for (const std::string& name : {"/saved_model.pb", "/saved_model.pbtxt"}) {
+    for (const char* name : {"/saved_model.pb", "/saved_model.pbtxt"}) {
       absl::StatusOr<std::string> probe = ReadFileToString(CorpusPath(dir + name));
       if (!probe.ok()) continue;
       SavedModel model = ParseCorpusFile<SavedModel>(dir + name);
