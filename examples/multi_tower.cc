@@ -5,25 +5,13 @@
 //   bazel run //examples:multi_tower
 //
 // prints sum = [[44 56] [98 128]]. The same graph as a text GraphDef is multi_tower.pbtxt.
-#include <iostream>
 #include <string>
 #include <vector>
 
-#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "examples/example_util.h"
 #include "graph/ops.h"
 #include "graph/scope.h"
-#include "session/client_session.h"
-#include "tools/tensor_printer.h"
-
-namespace {
-
-int Fail(const absl::Status& status) {
-  std::cerr << absl::StatusCodeToString(status.code()) << ": " << status.message() << "\n";
-  return 1;
-}
-
-}  // namespace
 
 int main() {
   using namespace dflow;  // NOLINT: a short example program
@@ -37,16 +25,9 @@ int main() {
     towers.push_back(MatMul(tower.WithOpName("c"), a, b));
   }
   Output sum = AddN(root.WithDevice("/cpu:0").WithOpName("sum"), towers);
-  if (!root.ok()) return Fail(root.status());
 
   ConfigProto config;
   (*config.mutable_device_count())["CPU"] = 4;
   config.set_log_device_placement(true);
-  absl::StatusOr<std::unique_ptr<ClientSession>> session = ClientSession::Create(root, config);
-  if (!session.ok()) return Fail(session.status());
-  std::vector<Tensor> outputs;
-  absl::Status status = (*session)->Run({sum}, &outputs);
-  if (!status.ok()) return Fail(status);
-  std::cout << OutputsText({sum.name()}, outputs);
-  return 0;
+  return examples::RunAndPrint(root, config, {sum});
 }

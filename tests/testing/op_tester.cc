@@ -1,16 +1,59 @@
 #include "tests/testing/op_tester.h"
 
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "graph/status_macros.h"
 
 namespace dflow::testing {
+namespace {
+
+template <typename T>
+void CheckElementsNear(const std::vector<T>& got, const std::vector<T>& want, double eps) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("element " << i);
+    if (std::isnan(want[i])) {
+      CHECK(std::isnan(got[i]));
+    } else {
+      CHECK(got[i] == Approx(want[i]).epsilon(eps).margin(eps));
+    }
+  }
+}
+
+}  // namespace
 
 Device* TestCpuDevice() {
   static CpuAllocator* allocator = new CpuAllocator();
   static ThreadPool* pool = new ThreadPool(2, "test");
   static CpuDevice* device = new CpuDevice(0, allocator, pool);
   return device;
+}
+
+const KernelRegistry& TestKernelRegistry(RegisterKernelsFn register_kernels) {
+  static absl::Mutex mu(absl::kConstInit);
+  using Registries = absl::flat_hash_map<RegisterKernelsFn, std::unique_ptr<KernelRegistry>>;
+  static Registries* registries = new Registries();
+  absl::MutexLock lock(&mu);
+  auto it = registries->find(register_kernels);
+  if (it != registries->end()) return *it->second;
+  auto registry = std::make_unique<KernelRegistry>();
+  absl::Status status = register_kernels(registry.get());
+  if (!status.ok()) FAIL(status.ToString());
+  return *registries->emplace(register_kernels, std::move(registry)).first->second;
+}
+
+void CheckNear(const std::vector<float>& got, const std::vector<float>& want, double eps) {
+  CheckElementsNear(got, want, eps);
+}
+
+void CheckNear(const std::vector<double>& got, const std::vector<double>& want, double eps) {
+  CheckElementsNear(got, want, eps);
 }
 
 OpTester::OpTester(std::string op, const KernelRegistry& registry) : registry_(registry) {

@@ -7,6 +7,7 @@
 #ifndef DFLOW_TESTS_TESTING_OP_TESTER_H_
 #define DFLOW_TESTS_TESTING_OP_TESTER_H_
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,14 +23,43 @@ namespace dflow::testing {
 // A process-wide CPU device for kernel tests (2 pool threads).
 Device* TestCpuDevice();
 
+// A function that adds a group of kernels to a registry, e.g. RegisterCwiseKernels.
+using RegisterKernelsFn = absl::Status (*)(KernelRegistry*);
+
+// A process-wide registry holding only the kernels `register_kernels` adds, built on the
+// first call for each function and kept for the rest of the process. If registration
+// fails, the calling test fails (Catch2 FAIL) with the status, and the next call tries
+// again. Must be called from inside a Catch2 test.
+const KernelRegistry& TestKernelRegistry(RegisterKernelsFn register_kernels);
+
+// A tensor of `shape` holding `values` in row-major order (extra values are ignored;
+// elements without a value are left as allocated).
 template <typename T>
 Tensor MakeTensor(std::initializer_list<int64_t> shape, std::vector<T> values);
+
+// Like MakeTensor, for a shape computed at run time. REQUIRES: values.size() is at most
+// the number of elements.
+template <typename T>
+Tensor Filled(std::vector<int64_t> shape, const std::vector<T>& values) {
+  Tensor t = *Tensor::Allocate(TestCpuDevice()->allocator(), DataTypeOf<T>(),
+                               TensorShape(absl::MakeConstSpan(shape)));
+  std::copy(values.begin(), values.end(), t.flat<T>().begin());
+  return t;
+}
 
 template <typename T>
 std::vector<T> Values(const Tensor& tensor) {
   absl::Span<T> flat = tensor.flat<T>();
   return std::vector<T>(flat.begin(), flat.end());
 }
+
+// Catch2 checks that `got` has as many elements as `want` (REQUIRE) and that each element
+// equals the wanted one within `eps`, both relative and absolute (Approx with epsilon and
+// margin `eps`); a NaN wanted matches only a NaN. Failures name the element index.
+void CheckNear(const std::vector<float>& got, const std::vector<float>& want,
+               double eps = 1e-6);
+void CheckNear(const std::vector<double>& got, const std::vector<double>& want,
+               double eps = 1e-6);
 
 class OpTester {
  public:

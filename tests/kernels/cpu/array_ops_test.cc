@@ -17,30 +17,15 @@ namespace dflow {
 namespace {
 
 using Catch::Matchers::Contains;
+using testing::Filled;
 using testing::MakeTensor;
 using testing::OpTester;
 using testing::TestCpuDevice;
 using testing::Values;
 
-const KernelRegistry& Registry() {
-  static const KernelRegistry* registry = [] {
-    auto* r = new KernelRegistry();
-    absl::Status status = RegisterArrayKernels(r);
-    if (!status.ok()) FAIL(status.ToString());
-    return r;
-  }();
-  return *registry;
-}
+const KernelRegistry& Registry() { return testing::TestKernelRegistry(RegisterArrayKernels); }
 
 OpTester Op(const std::string& op) { return OpTester(op, Registry()); }
-
-// A tensor of any shape given as a vector.
-template <typename T>
-Tensor MakeShaped(const std::vector<int64_t>& dims, const std::vector<T>& values) {
-  Tensor t = *Tensor::Allocate(TestCpuDevice()->allocator(), DataTypeOf<T>(), TensorShape(dims));
-  std::copy(values.begin(), values.end(), t.flat<T>().begin());
-  return t;
-}
 
 template <typename T>
 Tensor Scalar(T value) {
@@ -49,7 +34,7 @@ Tensor Scalar(T value) {
 
 template <typename T>
 Tensor Vec(const std::vector<T>& values) {
-  return MakeShaped<T>({static_cast<int64_t>(values.size())}, values);
+  return Filled<T>({static_cast<int64_t>(values.size())}, values);
 }
 
 std::vector<int64_t> Dims(const Tensor& t) {
@@ -360,7 +345,7 @@ TEST_CASE("ShapeN describes each of its inputs", "[kernels][array]") {
 }
 
 TEST_CASE("Shape with int32 output rejects a dim beyond int32", "[kernels][array]") {
-  Tensor huge = MakeShaped<float>({3000000000LL, 0}, {});  // no elements, so no memory
+  Tensor huge = Filled<float>({3000000000LL, 0}, {});  // no elements, so no memory
   CHECK_THAT(ErrorOf(Op("Shape").Attr("T", DT_FLOAT).Input(huge).RunOne()),
              Contains("Shape output type is 32-bit but dim 0 of [3000000000,0] is 3000000000"));
   auto ok = Op("Shape").Attr("T", DT_FLOAT).Attr("out_type", DT_INT64).Input(huge).RunOne();
@@ -399,7 +384,7 @@ TEST_CASE("Reshape returns a view of the input with the requested shape", "[kern
     CHECK(out->scalar<int32_t>() == 42);
   }
   SECTION("an empty tensor with -1 next to non-zero dims") {
-    Tensor empty = MakeShaped<float>({0, 4}, {});
+    Tensor empty = Filled<float>({0, 4}, {});
     auto out = Op("Reshape").Attr("T", DT_FLOAT).Input(empty).Input(Vec<int32_t>({2, -1})).RunOne();
     REQUIRE(out.ok());
     CHECK(Dims(*out) == std::vector<int64_t>{2, 0});
@@ -427,7 +412,7 @@ TEST_CASE("Reshape errors name the element counts and both shapes", "[kernels][a
                          .Input(MakeTensor<int32_t>({1, 2}, {2, 3}))
                          .RunOne()),
              Contains("sizes input must be 1-D, not [1,2]"));
-  Tensor empty = MakeShaped<float>({0, 4}, {});
+  Tensor empty = Filled<float>({0, 4}, {});
   CHECK_THAT(
       ErrorOf(Op("Reshape").Attr("T", DT_FLOAT).Input(empty).Input(Vec<int32_t>({0, -1})).RunOne()),
       Contains("Reshape cannot infer the missing input size for an empty tensor"));
@@ -626,7 +611,7 @@ std::vector<float> Iota(int64_t n) {
 void CheckAllPermutations(const std::vector<int64_t>& dims) {
   const int64_t n = std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
   const std::vector<float> values = Iota(n);
-  Tensor input = MakeShaped<float>(dims, values);
+  Tensor input = Filled<float>(dims, values);
   std::vector<int64_t> perm(dims.size());
   std::iota(perm.begin(), perm.end(), 0);
   do {
@@ -682,7 +667,7 @@ TEST_CASE("Transpose handles 5-D tensors, int64 perms and other dtypes", "[kerne
     auto out = Op("Transpose")
                    .Attr("T", DT_INT8)
                    .Attr("Tperm", DT_INT64)
-                   .Input(MakeShaped<int8_t>(dims, values))
+                   .Input(Filled<int8_t>(dims, values))
                    .Input(Vec<int64_t>(perm))
                    .RunOne();
     REQUIRE(out.ok());
@@ -693,7 +678,7 @@ TEST_CASE("Transpose handles 5-D tensors, int64 perms and other dtypes", "[kerne
     std::iota(d.begin(), d.end(), 0.5);
     auto dout = Op("Transpose")
                     .Attr("T", DT_DOUBLE)
-                    .Input(MakeShaped<double>(dims, d))
+                    .Input(Filled<double>(dims, d))
                     .Input(Vec<int32_t>({2, 0, 1}))
                     .RunOne();
     REQUIRE(dout.ok());
@@ -702,7 +687,7 @@ TEST_CASE("Transpose handles 5-D tensors, int64 perms and other dtypes", "[kerne
     for (int i = 0; i < 60; ++i) s.push_back(std::to_string(i));
     auto sout = Op("Transpose")
                     .Attr("T", DT_STRING)
-                    .Input(MakeShaped<std::string>(dims, s))
+                    .Input(Filled<std::string>(dims, s))
                     .Input(Vec<int32_t>({2, 0, 1}))
                     .RunOne();
     REQUIRE(sout.ok());
@@ -741,7 +726,7 @@ TEST_CASE("Transpose that moves no data returns a view", "[kernels][array]") {
   CHECK(scalar->scalar<float>() == 2.0f);
   auto empty = Op("Transpose")
                    .Attr("T", DT_FLOAT)
-                   .Input(MakeShaped<float>({0, 3, 2}, {}))
+                   .Input(Filled<float>({0, 3, 2}, {}))
                    .Input(Vec<int32_t>({2, 1, 0}))
                    .RunOne();
   REQUIRE(empty.ok());
@@ -790,7 +775,7 @@ TEST_CASE("ConcatV2 joins inputs along axis 0, 1 and -1", "[kernels][array]") {
     CHECK(Dims(*cols) == std::vector<int64_t>{2, 5});
     CHECK(Values<float>(*cols) == std::vector<float>{1, 2, 5, 1, 2, 3, 4, 6, 3, 4});
   }
-  auto empty = ConcatV2({a, MakeShaped<float>({2, 0}, {})}, 1);
+  auto empty = ConcatV2({a, Filled<float>({2, 0}, {})}, 1);
   REQUIRE(empty.ok());
   CHECK(Values<float>(*empty) == Values<float>(a));
 }
@@ -812,8 +797,8 @@ TEST_CASE("ConcatV2 handles int32 axes, strings and large row-parallel copies",
   auto big = Op("ConcatV2")
                  .Attr("N", 2)
                  .Attr("T", DT_INT32)
-                 .Input(MakeShaped<int32_t>({4000, 30}, left))
-                 .Input(MakeShaped<int32_t>({4000, 20}, right))
+                 .Input(Filled<int32_t>({4000, 30}, left))
+                 .Input(Filled<int32_t>({4000, 20}, right))
                  .Input(Scalar<int32_t>(1))
                  .RunOne();
   REQUIRE(big.ok());

@@ -17,20 +17,14 @@
 namespace dflow {
 namespace {
 
+using testing::CheckNear;
+using testing::Filled;
 using testing::MakeTensor;
 using testing::OpTester;
 using testing::TestCpuDevice;
 using testing::Values;
 
-const KernelRegistry& Registry() {
-  static const KernelRegistry* registry = [] {
-    auto* r = new KernelRegistry();
-    absl::Status status = RegisterCwiseKernels(r);
-    if (!status.ok()) FAIL(status.ToString());
-    return r;
-  }();
-  return *registry;
-}
+const KernelRegistry& Registry() { return testing::TestKernelRegistry(RegisterCwiseKernels); }
 
 absl::StatusOr<Tensor> Binary(const std::string& op, const Tensor& x, const Tensor& y) {
   OpTester tester(op, Registry());
@@ -51,32 +45,12 @@ std::vector<T> BinaryValues(const std::string& op, const Tensor& x, const Tensor
   return Values<T>(*out);
 }
 
-template <typename T>
-void CheckNear(const std::vector<T>& got, const std::vector<T>& want, double eps = 1e-6) {
-  REQUIRE(got.size() == want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    INFO("element " << i);
-    if (std::isnan(want[i])) {
-      CHECK(std::isnan(got[i]));
-    } else {
-      CHECK(got[i] == Approx(want[i]).epsilon(eps).margin(eps));
-    }
-  }
-}
-
 std::vector<float> RandomFloats(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-4, 4);
   std::vector<float> v(n);
   for (float& x : v) x = dist(rng);
   return v;
-}
-
-Tensor FloatTensor(std::vector<int64_t> shape, const std::vector<float>& values) {
-  Tensor t = *Tensor::Allocate(TestCpuDevice()->allocator(), DT_FLOAT,
-                               TensorShape(absl::MakeConstSpan(shape)));
-  std::copy(values.begin(), values.end(), t.flat<float>().begin());
-  return t;
 }
 
 // Moves tensors into a vector (an initializer_list would copy them, keeping a reference).
@@ -294,7 +268,7 @@ std::vector<float> NaiveBroadcast3(const std::vector<int64_t>& xd, const std::ve
 
 TEST_CASE("Binary ops broadcast [4,1,3] against [2,1] into [4,2,3]", "[kernels][cwise]") {
   const std::vector<float> x = RandomFloats(12, 1), y = {100, 200};
-  absl::StatusOr<Tensor> out = Binary("Add", FloatTensor({4, 1, 3}, x), FloatTensor({2, 1}, y));
+  absl::StatusOr<Tensor> out = Binary("Add", Filled<float>({4, 1, 3}, x), Filled<float>({2, 1}, y));
   REQUIRE(out.ok());
   CHECK(out->shape() == TensorShape({4, 2, 3}));
   CHECK(Values<float>(*out) ==
@@ -316,7 +290,7 @@ TEST_CASE("Large broadcasts split across threads match a naive reference", "[ker
     const std::vector<float> x = RandomFloats(c.x[0] * c.x[1] * c.x[2], 2);
     const std::vector<float> y = RandomFloats(c.y[0] * c.y[1] * c.y[2], 3);
     absl::StatusOr<Tensor> out =
-        Binary("SquaredDifference", FloatTensor(c.x, x), FloatTensor(c.y, y));
+        Binary("SquaredDifference", Filled<float>(c.x, x), Filled<float>(c.y, y));
     REQUIRE(out.ok());
     CHECK(Values<float>(*out) ==
           NaiveBroadcast3(c.x, x, c.y, y, [](float a, float b) { return (a - b) * (a - b); }));
@@ -406,7 +380,7 @@ TEST_CASE("Activations compute values and stay finite at the extremes", "[kernel
 
 TEST_CASE("Large unary inputs are processed in parallel shards", "[kernels][cwise]") {
   const std::vector<float> v = RandomFloats(1 << 20, 4);
-  absl::StatusOr<Tensor> out = Unary("Tanh", FloatTensor({1 << 20}, v));
+  absl::StatusOr<Tensor> out = Unary("Tanh", Filled<float>({1 << 20}, v));
   REQUIRE(out.ok());
   const std::vector<float> got = Values<float>(*out);
   for (size_t i = 0; i < v.size(); i += 997) CHECK(got[i] == Approx(std::tanh(v[i])).epsilon(2e-7));
@@ -466,8 +440,8 @@ TEST_CASE("AddN sums any number of same-shape inputs", "[kernels][cwise]") {
   out = OpTester("AddN", Registry())
             .Attr("T", DT_FLOAT)
             .Attr("N", 2)
-            .Input(FloatTensor({100000}, a))
-            .Input(FloatTensor({100000}, b))
+            .Input(Filled<float>({100000}, a))
+            .Input(Filled<float>({100000}, b))
             .RunOne();
   REQUIRE(out.ok());
   const std::vector<float> sum = Values<float>(*out);
@@ -514,7 +488,7 @@ TEST_CASE("LogSoftmax equals log of Softmax without overflowing", "[kernels][cwi
 TEST_CASE("Softmax of a long vector and of a scalar-rank input", "[kernels][cwise]") {
   const std::vector<float> v = RandomFloats(5000, 7);
   absl::StatusOr<Tensor> out =
-      OpTester("Softmax", Registry()).Attr("T", DT_FLOAT).Input(FloatTensor({5000}, v)).RunOne();
+      OpTester("Softmax", Registry()).Attr("T", DT_FLOAT).Input(Filled<float>({5000}, v)).RunOne();
   REQUIRE(out.ok());
   double sum = 0;
   for (float p : Values<float>(*out)) sum += p;

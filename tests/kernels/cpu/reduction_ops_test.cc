@@ -15,20 +15,13 @@
 namespace dflow {
 namespace {
 
+using testing::Filled;
 using testing::MakeTensor;
 using testing::OpTester;
 using testing::TestCpuDevice;
 using testing::Values;
 
-const KernelRegistry& Registry() {
-  static const KernelRegistry* registry = [] {
-    auto* r = new KernelRegistry();
-    absl::Status status = RegisterReductionKernels(r);
-    if (!status.ok()) FAIL(status.ToString());
-    return r;
-  }();
-  return *registry;
-}
+const KernelRegistry& Registry() { return testing::TestKernelRegistry(RegisterReductionKernels); }
 
 absl::StatusOr<Tensor> Reduce(const std::string& op, const Tensor& input, const Tensor& axes,
                               bool keep_dims = false) {
@@ -43,14 +36,6 @@ absl::StatusOr<Tensor> Reduce(const std::string& op, const Tensor& input, const 
 
 Tensor Axes(std::vector<int32_t> axes) {
   return MakeTensor<int32_t>({static_cast<int64_t>(axes.size())}, axes);
-}
-
-template <typename T>
-Tensor Filled(std::vector<int64_t> shape, const std::vector<T>& values) {
-  Tensor t = *Tensor::Allocate(TestCpuDevice()->allocator(), DataTypeOf<T>(),
-                               TensorShape(absl::MakeConstSpan(shape)));
-  std::copy(values.begin(), values.end(), t.flat<T>().begin());
-  return t;
 }
 
 template <typename T>

@@ -1,0 +1,171 @@
+// Shape functions for neural-network ops: Softmax/LogSoftmax, BiasAdd, Conv2D,
+// DepthwiseConv2dNative, MaxPool and AvgPool. (Activations and their gradients are
+// element-wise: shape_fns_math.cc.)
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "graph/shape_fn_util.h"
+#include "graph/shape_inference.h"
+#include "graph/status_macros.h"
+
+namespace dflow {
+namespace shape_fn_util {
+namespace {
+
+// ---------------------------------------------------------------- softmax, bias
+
+absl::Status SoftmaxShape(Ctx& c) {
+  DFLOW_RETURN_IF_ERROR(CheckRankAtLeast(c.input(0), 1));
+  return UnchangedShape(c);
+}
+
+absl::Status BiasAddShape(Ctx& c) {
+  const PartialShape& value = c.input(0);
+  DFLOW_ASSIGN_OR_RETURN(PartialShape bias, WithRank(c.input(1), 1));
+  DFLOW_RETURN_IF_ERROR(CheckRankAtLeast(value, 2));
+  if (!value.rank_known()) return absl::OkStatus();
+  const bool nchw = StringAttr(c, "data_format", "NHWC") == "NCHW" && value.rank() > 2;
+  const int channel = nchw ? 1 : value.rank() - 1;
+  DFLOW_ASSIGN_OR_RETURN(int64_t depth, MergeDims(value.dim(channel), bias.dim(0)));
+  c.set_output(0, Replaced(value, channel, depth));
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------- convolution, pooling
+
+// The list(int) attr `name`, which must hold four values (one per NHWC/NCHW dim).
+absl::StatusOr<std::vector<int64_t>> FourIntsAttr(const Ctx& c, absl::string_view name) {
+  std::vector<int64_t> values = IntListAttr(c, name);
+  if (values.size() != 4) {
+    return Invalid(absl::StrCat("attr '", name, "' must have 4 values, got ", values.size()));
+  }
+  return values;
+}
+
+enum class Padding { kSame, kValid, kExplicit };
+
+absl::StatusOr<Padding> PaddingAttr(const Ctx& c) {
+  const std::string padding = StringAttr(c, "padding", "");
+  if (padding == "SAME") return Padding::kSame;
+  if (padding == "VALID") return Padding::kValid;
+  if (padding == "EXPLICIT") return Padding::kExplicit;
+  return Invalid(absl::StrCat("Unsupported padding '", padding, "'"));
+}
+
+// explicit_paddings (before, after per dim in data_format order) or zeros.
+absl::StatusOr<std::vector<int64_t>> ExplicitPaddings(const Ctx& c, Padding padding) {
+  if (padding != Padding::kExplicit) return std::vector<int64_t>(8, 0);
+  std::vector<int64_t> pads = IntListAttr(c, "explicit_paddings");
+  if (pads.size() != 8) {
+    return Invalid(absl::StrCat("explicit_paddings must have 8 values, got ", pads.size()));
+  }
+  for (int64_t p : pads) {
+    if (p < 0) return Invalid(absl::StrCat("explicit_paddings must be non-negative, got ", p));
+  }
+  return pads;
+}
+
+// Dims of the channel and the two spatial dims of a 4-D tensor.
+struct Layout {
+  int channel;
+  int spatial[2];
+};
+
+absl::StatusOr<Layout> DataFormatAttr(const Ctx& c) {
+  const std::string format = StringAttr(c, "data_format", "NHWC");
+  if (format == "NHWC") return Layout{3, {1, 2}};
+  if (format == "NCHW") return Layout{1, {2, 3}};
+  return Invalid(absl::StrCat("Unsupported data_format '", format, "'"));
+}
+
+struct Window {
+  int64_t size, dilation, stride, pad_before, pad_after;
+};
+
+// TF's GetWindowedOutputSize: the number of window positions along a dim of size `in`.
+absl::StatusOr<int64_t> WindowedOutputSize(int64_t in, const Window& w, Padding padding) {
+  if (w.stride <= 0 || w.dilation <= 0) {
+    return Invalid(absl::StrCat("Strides and dilations must be positive, got stride ", w.stride,
+                                " and dilation ", w.dilation));
+  }
+  if (in == kUnknown) return kUnknown;
+  if (padding == Padding::kSame) return in / w.stride + (in % w.stride != 0 ? 1 : 0);
+  if (w.size == kUnknown) return kUnknown;
+  int64_t effective, padded;
+  if (w.size < 1 || __builtin_mul_overflow(w.size - 1, w.dilation, &effective) ||
+      __builtin_add_overflow(effective, 1, &effective) ||
+      __builtin_add_overflow(in, w.pad_before + w.pad_after, &padded)) {
+    return Invalid(absl::StrCat("Invalid window size ", w.size, " with dilation ", w.dilation));
+  }
+  const int64_t excess = padded - effective;
+  const int64_t out = excess < 0 ? (excess + w.stride) / w.stride : excess / w.stride + 1;
+  if (out < 0) {
+    return Invalid(absl::StrCat("Computed output size would be negative: ", out,
+                                " [input_size: ", padded, ", effective_filter_size: ", effective,
+                                ", stride: ", w.stride, "]"));
+  }
+  return out;
+}
+
+// Conv2D (filter [h, w, in/groups, out]) and DepthwiseConv2dNative ([h, w, in, mult]).
+absl::Status Conv2DShape(Ctx& c, bool depthwise) {
+  DFLOW_ASSIGN_OR_RETURN(PartialShape in, WithRank(c.input(0), 4));
+  DFLOW_ASSIGN_OR_RETURN(PartialShape filter, WithRank(c.input(1), 4));
+  DFLOW_ASSIGN_OR_RETURN(Layout layout, DataFormatAttr(c));
+  DFLOW_ASSIGN_OR_RETURN(Padding padding, PaddingAttr(c));
+  DFLOW_ASSIGN_OR_RETURN(std::vector<int64_t> strides, FourIntsAttr(c, "strides"));
+  DFLOW_ASSIGN_OR_RETURN(std::vector<int64_t> dilations, FourIntsAttr(c, "dilations"));
+  DFLOW_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ExplicitPaddings(c, padding));
+  const int64_t depth = in.dim(layout.channel), filter_depth = filter.dim(2);
+  int64_t out_depth = filter.dim(3);
+  if (depthwise) {
+    DFLOW_RETURN_IF_ERROR(MergeDims(depth, filter_depth).status());
+    DFLOW_ASSIGN_OR_RETURN(out_depth, MultiplyDims(filter_depth, filter.dim(3)));
+  } else if (depth != kUnknown && filter_depth != kUnknown &&
+             (filter_depth == 0 || depth % filter_depth != 0)) {
+    return Invalid(absl::StrCat("Depth of input (", depth,
+                                ") is not a multiple of input depth of filter (", filter_depth,
+                                ")"));
+  }
+  std::vector<int64_t> dims = in.dims();
+  dims[layout.channel] = out_depth;
+  for (int s = 0; s < 2; ++s) {
+    const int d = layout.spatial[s];
+    const Window w{filter.dim(s), dilations[d], strides[d], pads[2 * d], pads[2 * d + 1]};
+    DFLOW_ASSIGN_OR_RETURN(dims[d], WindowedOutputSize(in.dim(d), w, padding));
+  }
+  c.set_output(0, PartialShape(std::move(dims)));
+  return absl::OkStatus();
+}
+
+// MaxPool/AvgPool: every dim is windowed by ksize[d] and strides[d] (1 for batch and
+// channels in practice), whatever the data_format.
+absl::Status PoolShape(Ctx& c) {
+  if (StringAttr(c, "data_format", "NHWC") == "NCHW_VECT_C") return absl::OkStatus();
+  DFLOW_ASSIGN_OR_RETURN(PartialShape in, WithRank(c.input(0), 4));
+  DFLOW_ASSIGN_OR_RETURN(std::vector<int64_t> ksize, FourIntsAttr(c, "ksize"));
+  DFLOW_ASSIGN_OR_RETURN(std::vector<int64_t> strides, FourIntsAttr(c, "strides"));
+  DFLOW_ASSIGN_OR_RETURN(Padding padding, PaddingAttr(c));
+  DFLOW_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ExplicitPaddings(c, padding));
+  std::vector<int64_t> dims(4);
+  for (int d = 0; d < 4; ++d) {
+    const Window w{ksize[d], 1, strides[d], pads[2 * d], pads[2 * d + 1]};
+    DFLOW_ASSIGN_OR_RETURN(dims[d], WindowedOutputSize(in.dim(d), w, padding));
+  }
+  c.set_output(0, PartialShape(std::move(dims)));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterNNShapeFns(ShapeRegistry& r) {
+  RegisterAll(r, {"Softmax", "LogSoftmax"}, SoftmaxShape);
+  RegisterAll(r, {"BiasAdd", "BiasAddV1"}, BiasAddShape);
+  r.Register("Conv2D", [](Ctx& c) { return Conv2DShape(c, false); });
+  r.Register("DepthwiseConv2dNative", [](Ctx& c) { return Conv2DShape(c, true); });
+  RegisterAll(r, {"MaxPool", "AvgPool"}, PoolShape);
+}
+
+}  // namespace shape_fn_util
+}  // namespace dflow
