@@ -3,9 +3,15 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/gpu_options.h"
+#include "runtime/sim/sim_device.h"
 
 namespace dflow {
 namespace {
@@ -16,6 +22,52 @@ int AvailableCores() {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
   return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::optional<absl::string_view> GetEnv(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr) return std::nullopt;
+  return absl::string_view(value);
+}
+
+// Appends the simulated GPUs DFLOW_SIMULATED_GPUS asks for to `devices`.
+absl::Status AddSimulatedGpus(const ConfigProto& config, ThreadPool* pool,
+                              std::vector<std::unique_ptr<Device>>* devices,
+                              std::vector<std::string>* warnings) {
+  const std::optional<absl::string_view> env = GetEnv(kSimulatedGpusEnv);
+  if (!env.has_value()) return absl::OkStatus();
+  absl::StatusOr<SimulatedGpusSpec> spec = ParseSimulatedGpusEnv(*env);
+  if (!spec.ok()) return spec.status();
+  if (spec->count == 0) return absl::OkStatus();
+
+  const int64_t card_bytes = spec->mib << 20;
+  std::vector<PhysicalGpuMemory> cards(spec->count, PhysicalGpuMemory{card_bytes, card_bytes});
+  std::optional<int> device_count_gpu;
+  if (auto it = config.device_count().find("GPU"); it != config.device_count().end()) {
+    device_count_gpu = it->second;
+  }
+  absl::StatusOr<LogicalGpuPlan> plan = ComputeLogicalGpus(
+      config.gpu_options(), device_count_gpu, cards, GetEnv("TF_FORCE_GPU_ALLOW_GROWTH"));
+  if (!plan.ok()) return plan.status();
+  for (const std::string& warning : plan->warnings) warnings->push_back(warning);
+
+  // One memory per card, shared by the logical GPUs carved from it.
+  std::map<int, std::shared_ptr<HostSubAllocator>> card_memory;
+  for (const LogicalGpu& gpu : plan->gpus) {
+    std::shared_ptr<HostSubAllocator>& memory = card_memory[gpu.physical_index];
+    if (memory == nullptr) {
+      memory = std::make_shared<HostSubAllocator>(static_cast<size_t>(card_bytes));
+    }
+    sim::SimGpuOptions options;
+    options.physical_index = gpu.physical_index;
+    options.total_bytes = card_bytes;
+    options.memory_limit = gpu.memory_limit_bytes;
+    options.allow_growth = gpu.allow_growth;
+    options.card_memory = memory;
+    devices->push_back(
+        std::make_unique<sim::SimGpuDevice>(gpu.tf_id, pool, std::move(options)));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -46,6 +98,11 @@ absl::StatusOr<SessionDevices> CreateSessionDevices(const ConfigProto& config) {
   for (int i = 0; i < num_cpus; ++i) {
     devices.push_back(
         std::make_unique<CpuDevice>(i, result.cpu_allocator.get(), result.pool.get()));
+  }
+  absl::Status gpus = AddSimulatedGpus(config, result.pool.get(), &devices, &result.warnings);
+  if (!gpus.ok()) return gpus;
+  for (const std::string& warning : result.warnings) {
+    std::cerr << "dflow: warning: " << warning << "\n";
   }
   result.devices = std::make_unique<DeviceMgr>(std::move(devices));
   return result;

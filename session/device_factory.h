@@ -4,11 +4,18 @@
 //  - One thread pool for inter- and intra-op work (no oversubscription): its size is the
 //    larger of inter_op_parallelism_threads and intra_op_parallelism_threads when either
 //    is set, else the number of cores the process may use.
-//  - Accelerators (simulated and CUDA GPUs) arrive with issue 4.
+//  - Simulated GPUs: when DFLOW_SIMULATED_GPUS=N or N:MiB is set (read with getenv at each
+//    call), N simulated cards of MiB (default 16384) each, turned into logical GPUs by
+//    gpu_options (visible_device_list, virtual_devices, memory fraction, allow_growth,
+//    TF_FORCE_GPU_ALLOW_GROWTH) and device_count["GPU"] exactly as real GPUs are
+//    (runtime/gpu_options.h). They follow the CPUs in device order. Without the variable
+//    there are no GPUs and gpu_options is ignored. CUDA GPUs arrive later.
 #ifndef DFLOW_SESSION_DEVICE_FACTORY_H_
 #define DFLOW_SESSION_DEVICE_FACTORY_H_
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "proto/config.pb.h"
@@ -24,9 +31,16 @@ struct SessionDevices {
   std::unique_ptr<CpuAllocator> cpu_allocator;
   std::unique_ptr<ThreadPool> pool;
   std::unique_ptr<DeviceMgr> devices;
+  // What TF would log while creating the devices (e.g. an invalid
+  // TF_FORCE_GPU_ALLOW_GROWTH value); CreateSessionDevices also prints them to stderr.
+  std::vector<std::string> warnings;
 };
 
-// INVALID_ARGUMENT for negative or absurd counts (naming the ConfigProto field).
+// The environment variable that adds simulated GPUs.
+inline constexpr char kSimulatedGpusEnv[] = "DFLOW_SIMULATED_GPUS";
+
+// INVALID_ARGUMENT for negative or absurd counts (naming the ConfigProto field), a
+// malformed DFLOW_SIMULATED_GPUS (naming it) or invalid gpu_options (naming the field).
 absl::StatusOr<SessionDevices> CreateSessionDevices(const ConfigProto& config);
 
 // The thread count CreateSessionDevices uses for `config`.

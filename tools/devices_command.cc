@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "graph/proto_io.h"
@@ -34,6 +35,10 @@ std::string DeviceLine(const DeviceAttributes& device) {
                                   HumanBytes(device.memory_limit()), ")");
   if (!device.physical_device_desc().empty()) {
     absl::StrAppend(&line, "  physical: ", device.physical_device_desc());
+  }
+  // Simulated GPUs (DFLOW_SIMULATED_GPUS) say so, with their limit in MiB.
+  if (absl::StrContains(device.physical_device_desc(), "dflow simulated GPU")) {
+    absl::StrAppend(&line, "  (simulated, ", device.memory_limit() >> 20, " MiB)");
   }
   return line;
 }
