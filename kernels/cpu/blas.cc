@@ -24,8 +24,9 @@ namespace dflow {
 namespace blas {
 namespace {
 
-// Below this many FLOPs per shard a second thread does not pay for its wake-up
-// (tens of microseconds on the 2-vCPU VM; see bench/blas_choice/RESULTS.md).
+// Below this many FLOPs per shard (~20 us of one core) a hand-off to another pool thread
+// does not pay: a few us when that thread is still spinning, tens when it has to be woken
+// (bench/blas_choice/RESULTS.md).
 constexpr double kMinFlopsPerShard = 4e6;
 // Block edges are multiples of this many rows/columns (64 bytes of floats).
 constexpr int64_t kBlockAlign = 16;
