@@ -153,8 +153,41 @@ int Main(int argc, char** argv) {
     else if (std::strncmp(argv[i], "--only=", 7) == 0) only = argv[i] + 7;
   }
   const int reps = quick ? 5 : 30;
-  if (only == "add_chain_1000") {  // for profiling the executor
+  // Single workloads, for profiling; "a,b" runs several in order.
+  if (only.find(',') != std::string::npos) {
+    for (size_t start = 0; start <= only.size();) {
+      size_t end = only.find(',', start);
+      if (end == std::string::npos) end = only.size();
+      std::string one = "--only=" + only.substr(start, end - start);
+      char* args[] = {argv[0], const_cast<char*>("--threads"),
+                      const_cast<char*>(std::to_string(threads).c_str()), one.data()};
+      std::string t = std::to_string(threads);
+      args[2] = t.data();
+      Main(4, args);
+      start = end + 1;
+    }
+    return 0;
+  }
+  if (only == "one_node_run") {
+    Emit("one_node_run", "C++ Session::Run, one Const fetched", threads, OneNodeRun(threads, reps, 5000));
+    return 0;
+  }
+  if (only == "add_chain_1") {
+    Emit("add_chain_1", "session.run", threads, AddChain(1, threads, reps, 2000));
+    return 0;
+  }
+  if (only == "add_chain_1000") {
     Emit("add_chain_1000", "session.run", threads, AddChain(1000, threads, reps, 20));
+    return 0;
+  }
+  if (only == "matmul_1024") {
+    Emit("matmul_1024", "session.run, A and B fed", threads, MatMul1024(threads, reps, 3),
+         2.0 * 1024 * 1024 * 1024);
+    return 0;
+  }
+  if (only == "mlp_infer_b64") {
+    Emit("mlp_infer_b64", "session.run, weights as Const", threads, Mlp(threads, reps, 50),
+         2.0 * 64 * (784 * 512 + 512 * 512 + 512 * 10));
     return 0;
   }
   Stats one = AddChain(1, threads, reps, 2000);

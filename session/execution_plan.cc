@@ -21,6 +21,17 @@ absl::StatusOr<std::unique_ptr<Graph>> ImportAssigned(const GraphDef& graph_def,
   return graph;
 }
 
+// The shape the session's graph knows for tensor `name` ("node:k"); unknown if none.
+PartialShape KnownShape(const Graph& graph, const std::string& name) {
+  absl::StatusOr<TensorId> id = ParseTensorName(name);
+  if (!id.ok()) return PartialShape();
+  const Node* node = graph.FindNode(id->node);
+  if (node == nullptr || id->index >= static_cast<int>(node->output_shapes().size())) {
+    return PartialShape();
+  }
+  return node->output_shapes()[id->index];
+}
+
 absl::StatusOr<std::unique_ptr<Graph>> CopyPlacedGraph(const Graph& placed) {
   GraphDef graph_def = placed.ToGraphDef();
   for (NodeDef& node : *graph_def.mutable_node()) {
@@ -58,6 +69,10 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
   std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan());
   for (const std::string& arg : rewrite.arg_nodes) {
     plan->feed_types_.push_back(BaseType(graph->FindNode(arg)->output_types()[0]));
+  }
+  plan->feed_names_ = signature.feeds;
+  for (const std::string& feed : signature.feeds) {
+    plan->feed_shapes_.push_back(KnownShape(placed_graph, feed));
   }
   plan->num_fetches_ = static_cast<int>(signature.fetches.size());
   plan->fetch_names_ = signature.fetches;

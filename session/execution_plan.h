@@ -48,6 +48,10 @@ class ExecutionPlan {
   const std::vector<Partition>& partitions() const { return partitions_; }
   // The dtype each feed must have (the _Arg's T).
   const std::vector<DataType>& feed_types() const { return feed_types_; }
+  // The shape each fed tensor is known to have (a Placeholder's `shape` attr, or what
+  // shape inference found); fed values must be compatible with it.
+  const std::vector<PartialShape>& feed_shapes() const { return feed_shapes_; }
+  const std::vector<std::string>& feed_names() const { return feed_names_; }
   int num_fetches() const { return num_fetches_; }
   // Names of the fetched tensors as given, for error messages.
   const std::vector<std::string>& fetch_names() const { return fetch_names_; }
@@ -57,6 +61,8 @@ class ExecutionPlan {
 
   std::vector<Partition> partitions_;
   std::vector<DataType> feed_types_;
+  std::vector<PartialShape> feed_shapes_;
+  std::vector<std::string> feed_names_;
   std::vector<std::string> fetch_names_;
   int num_fetches_ = 0;
 };

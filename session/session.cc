@@ -79,6 +79,14 @@ absl::Status CheckFeeds(const ExecutionPlan& plan, const std::vector<Tensor>& fe
           "Expects arg[", i, "] to be ", DataTypeString(plan.feed_types()[i]), " but ",
           DataTypeString(feeds[i].dtype()), " is provided"));
     }
+    // TF's C++ never checks fed shapes (only its Python client does); dflow checks here,
+    // before anything runs, instead of failing deep inside a kernel.
+    const PartialShape fed = feeds[i].shape().ToPartialShape();
+    if (!plan.feed_shapes()[i].IsCompatibleWith(fed)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Cannot feed value of shape ", fed.ToString(), " for tensor '", plan.feed_names()[i],
+          "', which has shape ", plan.feed_shapes()[i].ToString()));
+    }
   }
   return absl::OkStatus();
 }

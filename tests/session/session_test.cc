@@ -177,6 +177,11 @@ TEST_CASE("Run errors are clear and leave the session usable", "[session]") {
   CHECK(bad_shape.code() == absl::StatusCode::kInvalidArgument);
   CHECK(absl::StrContains(bad_shape.message(), "[[{{node r}}]]"));
 
+  absl::Status wrong_shape = s->Run({{"x", FloatTensor({2, 2}, {1, 2, 3, 4})}}, {"r"}, {}, &out);
+  CHECK(wrong_shape.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(wrong_shape.message() ==
+        "Cannot feed value of shape [2,2] for tensor 'x:0', which has shape [?,3]");
+
   absl::Status wrong_dtype = s->Run({{"x", Tensor()}}, {"r"}, {}, &out);
   CHECK(absl::StrContains(wrong_dtype.message(), "Expects arg[0] to be float"));
 

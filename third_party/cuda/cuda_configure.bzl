@@ -3,12 +3,16 @@
 Generates @local_cuda with:
   defs.bzl   CUDA_AVAILABLE (bool), NVCC (path or "")
   :cuda      headers + cudart + cuBLAS where CUDA exists; an empty library otherwise
-A machine without nvcc therefore still builds a CPU-only dflow.
+A machine without nvcc therefore still builds a CPU-only dflow. DFLOW_CUDA_PATH=none
+forces a CPU-only build where CUDA is installed (to check that path):
+  bazel test --repo_env=DFLOW_CUDA_PATH=none //...
 """
 
 def _find_cuda(ctx):
     candidates = []
     env_path = ctx.os.environ.get("DFLOW_CUDA_PATH", "")
+    if env_path == "none":
+        return None
     if env_path:
         candidates.append(env_path)
     candidates.append("/usr/local/cuda")
