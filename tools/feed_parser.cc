@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "graph/proto_io.h"
 #include "tools/npy.h"
+#include "tools/text_cursor.h"
 
 namespace dflow {
 namespace {
@@ -151,9 +152,9 @@ absl::Status StoreAll(const std::vector<Scalar>& scalars, const std::vector<std:
 // Recursive-descent parser for rule 1. Shape bookkeeping: dims_[d] is the length every
 // list at depth d must have (-1 until the first one closes); leaf_depth_ is the depth
 // of every leaf (-1 until the first leaf).
-class JsonTensorParser {
+class JsonTensorParser : private TextCursor {
  public:
-  explicit JsonTensorParser(absl::string_view text) : text_(text) {}
+  explicit JsonTensorParser(absl::string_view text) : TextCursor(text) {}
 
   absl::Status Parse() {
     absl::Status status = ParseValue(0);
@@ -180,24 +181,6 @@ class JsonTensorParser {
   absl::Status ErrorAt(absl::string_view kind, absl::string_view what) const {
     return absl::InvalidArgumentError(
         absl::StrCat(kind, " at character ", pos_ + 1, ": ", what));
-  }
-  void SkipSpace() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
-                                   text_[pos_] == '\n' || text_[pos_] == '\r')) {
-      ++pos_;
-    }
-  }
-  bool Consume(char c) {
-    if (pos_ < text_.size() && text_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-  bool ConsumeWord(absl::string_view word) {
-    if (text_.substr(pos_, word.size()) != word) return false;
-    pos_ += word.size();
-    return true;
   }
 
   absl::Status ParseValue(int depth) {
@@ -434,8 +417,6 @@ class JsonTensorParser {
     }
   }
 
-  absl::string_view text_;
-  size_t pos_ = 0;
   std::vector<int64_t> dims_;
   int leaf_depth_ = -1;
   std::vector<Scalar> scalars_;

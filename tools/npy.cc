@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/proto_io.h"
+#include "tools/text_cursor.h"
 
 namespace dflow {
 namespace {
@@ -44,9 +45,9 @@ struct HeaderValue {
   std::vector<int64_t> dims;
 };
 
-class HeaderParser {
+class HeaderParser : private TextCursor {
  public:
-  explicit HeaderParser(absl::string_view text) : text_(text) {}
+  explicit HeaderParser(absl::string_view text) : TextCursor(text) {}
 
   absl::StatusOr<std::map<std::string, HeaderValue>> Parse() {
     std::map<std::string, HeaderValue> dict;
@@ -76,21 +77,6 @@ class HeaderParser {
   }
 
  private:
-  void SkipSpace() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-  }
-  bool Consume(char c) {
-    if (pos_ < text_.size() && text_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-  bool ConsumeWord(absl::string_view word) {
-    if (text_.substr(pos_, word.size()) != word) return false;
-    pos_ += word.size();
-    return true;
-  }
 
   absl::StatusOr<std::string> ParseString() {
     if (pos_ >= text_.size() || (text_[pos_] != '\'' && text_[pos_] != '"')) {
@@ -159,8 +145,6 @@ class HeaderParser {
     return dim;
   }
 
-  absl::string_view text_;
-  size_t pos_ = 0;
 };
 
 absl::StatusOr<NpyType> ParseDescr(const std::string& descr, bool* swap) {
