@@ -26,7 +26,11 @@ def dflow_proto_library(name, srcs, deps = [], visibility = None):
     )
 
 def dflow_cc_test(name, srcs, deps = [], tags = [], data = [], size = "small", **kwargs):
-    """A Catch2 test binary: one file per concept, linked with the shared main."""
+    """A Catch2 test binary: one file per concept, linked with the shared main.
+
+    GPU tests (tag requires-gpu) link dflow's own libraries statically so that
+    tools/gpu_bundle.sh can carry them to a machine without Bazel.
+    """
     native.cc_test(
         name = name,
         srcs = srcs,
@@ -34,6 +38,7 @@ def dflow_cc_test(name, srcs, deps = [], tags = [], data = [], size = "small", *
         tags = tags,
         data = data,
         size = size,
+        linkstatic = "requires-gpu" in tags,
         **kwargs
     )
 
