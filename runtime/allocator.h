@@ -40,6 +40,9 @@ class Allocator {
   virtual AllocatorStats GetStats() const = 0;
   // Starts a new peak measurement (peak := current in-use).
   virtual void ResetPeak() = 0;
+  // Why the last allocation failed and what the allocator holds (limit, in use, largest
+  // free chunk, ...), for out-of-memory errors; "" when there is nothing useful to say.
+  virtual std::string DescribeState() const { return ""; }
 };
 
 // Allocator for host memory: aligned malloc with atomic counters. Blocks of 1 MiB and

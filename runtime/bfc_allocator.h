@@ -103,7 +103,7 @@ class BfcAllocator final : public Allocator {
   // bytes, total and largest free chunk, fragmentation (1 - largest_free / total_free), then
   // one summary line per non-empty bin. Before any failure, the current state with the
   // same fields. With concurrent failures, the most recent one wins.
-  std::string DescribeState() const;
+  std::string DescribeState() const override;
   // The largest free chunk in any region (0 when none).
   size_t LargestFreeChunk() const;
   // Returns wholly free regions to the sub-allocator; returns the bytes released.

@@ -96,6 +96,23 @@ absl::Status OpKernelConstruction::GetAttr(absl::string_view name, PartialShape*
   return absl::OkStatus();
 }
 
+namespace {
+
+// "OOM when allocating tensor with shape[..] and type float by allocator X" becomes
+// "... on <device> by allocator X" (TF's order), keeping any allocator state after it.
+absl::Status WithDevice(const absl::Status& status, const std::string& device) {
+  std::string message(status.message());
+  const size_t at = message.find(" by allocator ");
+  if (at == std::string::npos) {
+    absl::StrAppend(&message, " on ", device);
+  } else {
+    message.insert(at, absl::StrCat(" on ", device));
+  }
+  return absl::Status(status.code(), message);
+}
+
+}  // namespace
+
 OpKernelContext::OpKernelContext(const Params& params, int num_outputs)
     : params_(params), outputs_(num_outputs) {}
 
@@ -119,10 +136,7 @@ Tensor* OpKernelContext::ForwardInputToOutput(int in, int out, const TensorShape
 absl::StatusOr<Tensor*> OpKernelContext::allocate_output(int index, const TensorShape& shape) {
   absl::StatusOr<Tensor> tensor =
       Tensor::Allocate(allocator(), params_.kernel->output_type(index), shape);
-  if (!tensor.ok()) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat(tensor.status().message(), " on ", device()->name()));
-  }
+  if (!tensor.ok()) return WithDevice(tensor.status(), device()->name());
   outputs_[index] = *std::move(tensor);
   return &outputs_[index];
 }
@@ -130,8 +144,12 @@ absl::StatusOr<Tensor*> OpKernelContext::allocate_output(int index, const Tensor
 absl::StatusOr<Tensor> OpKernelContext::allocate_temp(DataType dtype, const TensorShape& shape) {
   absl::StatusOr<Tensor> tensor = Tensor::Allocate(allocator(), dtype, shape);
   if (!tensor.ok()) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "temporary: ", tensor.status().message(), " on ", device()->name()));
+    std::string message(tensor.status().message());
+    const std::string tf_prefix = "OOM when allocating tensor";
+    if (message.rfind(tf_prefix, 0) == 0) {
+      message.replace(0, tf_prefix.size(), "OOM when allocating temporary tensor");
+    }
+    return WithDevice(absl::Status(tensor.status().code(), message), device()->name());
   }
   return tensor;
 }

@@ -162,11 +162,14 @@ absl::StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype,
   }
   TensorBuffer* buffer = TensorBuffer::Allocate(allocator, dtype, shape.num_elements());
   if (buffer == nullptr) {
-    AllocatorStats stats = allocator->GetStats();
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "OOM when allocating tensor with shape", shape.DebugString(), " and type ",
-        DataTypeString(dtype), " by allocator ", allocator->Name(), " (in use: ",
-        stats.bytes_in_use, " bytes)"));
+    // TF's text (no space before the shape), then what the allocator knows; the device
+    // and the node are added by the caller and the executor.
+    std::string message = absl::StrCat("OOM when allocating tensor with shape",
+                                       shape.DebugString(), " and type ", DataTypeString(dtype),
+                                       " by allocator ", allocator->Name());
+    const std::string state = allocator->DescribeState();
+    if (!state.empty()) absl::StrAppend(&message, "\n", state);
+    return absl::ResourceExhaustedError(message);
   }
   return Tensor(dtype, shape, buffer);
 }

@@ -1,4 +1,5 @@
 #include "runtime/bfc_allocator.h"
+#include "runtime/tensor.h"
 
 #include <algorithm>
 #include <atomic>
@@ -537,6 +538,31 @@ TEST_CASE("BfcAllocator stays consistent under 8 threads allocating and freeing"
   const size_t regions = bfc->RegionBytes();
   CHECK(bfc->ReleaseFreeRegions() == regions);
   CHECK(host.allocated_bytes() == 0);
+}
+
+}  // namespace
+}  // namespace dflow
+
+namespace dflow {
+namespace {
+
+TEST_CASE("A tensor that does not fit fails at once with TF's OOM text and the allocator's state",
+          "[runtime][bfc]") {
+  HostSubAllocator host;
+  auto bfc = MakeBfc(&host, 4 * kMiB, false);
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<Tensor> big = Tensor::Allocate(bfc.get(), DT_FLOAT, TensorShape({1024, 1024, 2}));
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(500));
+  REQUIRE(big.status().code() == absl::StatusCode::kResourceExhausted);
+  const std::string message(big.status().message());
+  INFO(message);
+  CHECK(message.rfind("OOM when allocating tensor with shape[1024,1024,2] and type float by "
+                      "allocator GPU_0_bfc\n", 0) == 0);
+  CHECK(Contains(message, "Limit 4.00MiB (4194304 bytes)"));
+  CHECK(Contains(message, "larger than the whole memory limit"));
+  // The allocator keeps working.
+  absl::StatusOr<Tensor> small = Tensor::Allocate(bfc.get(), DT_FLOAT, TensorShape({1024}));
+  CHECK(small.ok());
 }
 
 }  // namespace
