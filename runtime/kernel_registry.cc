@@ -117,6 +117,17 @@ std::string KernelRegistry::DescribeKernels(absl::string_view op) const {
   return out;
 }
 
+std::vector<std::pair<KernelDef, KernelFactory>> KernelRegistry::Entries(
+    absl::string_view op, absl::string_view device_type) const {
+  std::vector<std::pair<KernelDef, KernelFactory>> out;
+  auto it = kernels_.find(op);
+  if (it == kernels_.end()) return out;
+  for (const Entry& entry : it->second) {
+    if (entry.def.device_type == device_type) out.emplace_back(entry.def, entry.factory);
+  }
+  return out;
+}
+
 std::vector<std::string> KernelRegistry::OpsWithKernels() const {
   std::vector<std::string> ops;
   for (const auto& [op, entries] : kernels_) {

@@ -91,6 +91,11 @@ class KernelRegistry final : public KernelSupport {
   std::vector<std::string> SupportedDeviceTypes(const NodeDef& node) const override;
   std::string DescribeKernels(absl::string_view op) const override;
 
+  // Every registered kernel for `op` on `device_type`, highest priority first (kernel
+  // libraries that wrap another device's kernels, e.g. kernels/sim, enumerate with it).
+  std::vector<std::pair<KernelDef, KernelFactory>> Entries(absl::string_view op,
+                                                           absl::string_view device_type) const;
+
   // Ops with at least one kernel, sorted.
   std::vector<std::string> OpsWithKernels() const;
   size_t size() const;

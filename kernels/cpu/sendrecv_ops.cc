@@ -1,5 +1,15 @@
 // _Send/_Recv (cross-device copies inside a step) and _Arg/_Retval (feeds and fetches).
-// On the CPU a received tensor shares the sender's buffer: host memory needs no copy.
+// On the CPU a received tensor shares the sender's buffer when the sender is a CPU: host
+// memory needs no copy. From a GPU (send_device names a GPU) the CPU _Recv copies the
+// tensor into a fresh host tensor, so no device buffer outlives its device (fetches) or
+// is read by the host while the device may reuse it. For simulated GPUs (device memory
+// is host memory, and a GPU _Send publishes only after its compute-stream work is done)
+// that copy is a plain memcpy; the next step, for real GPUs, is to enqueue it on the
+// sender's device_to_host stream and call done from ThenExecute.
+#include <cstring>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
 #include "kernels/cpu/kernel_util.h"
@@ -24,7 +34,10 @@ class SendRecvKey {
     recv_device_ = recv_device;
     tensor_name_ = tensor_name;
     incarnation_ = static_cast<uint64_t>(incarnation);
+    send_device_is_gpu_ = absl::StrContains(absl::AsciiStrToUpper(send_device_), "GPU:");
   }
+  // True when the sender is a GPU (its tensors live in device memory).
+  bool send_device_is_gpu() const { return send_device_is_gpu_; }
   std::string Key(FrameAndIter frame_iter) const {
     return Rendezvous::CreateKey(send_device_, incarnation_, recv_device_, tensor_name_,
                                  frame_iter);
@@ -33,6 +46,7 @@ class SendRecvKey {
  private:
   std::string send_device_, recv_device_, tensor_name_;
   uint64_t incarnation_ = 0;
+  bool send_device_is_gpu_ = false;
 };
 
 absl::Status MissingRendezvous(const OpKernelContext& ctx) {
@@ -63,11 +77,23 @@ class RecvOp final : public AsyncOpKernel {
     }
     ctx->rendezvous()->RecvAsync(
         key_.Key(ctx->frame_iter()),
-        [ctx, done](const absl::Status& status, const Tensor& value, bool is_dead) {
+        [ctx, done, from_gpu = key_.send_device_is_gpu()](const absl::Status& status,
+                                                          const Tensor& value, bool is_dead) {
           if (!status.ok()) {
             ctx->SetStatus(status);
           } else if (is_dead) {
             ctx->set_output_dead(0);
+          } else if (from_gpu && value.IsInitialized() && value.dtype() != DT_STRING) {
+            absl::StatusOr<Tensor> host =
+                Tensor::Allocate(ctx->allocator(), value.dtype(), value.shape());
+            if (!host.ok()) {
+              ctx->SetStatus(host.status());
+            } else {
+              if (value.TotalBytes() > 0) {
+                std::memcpy(host->raw_data(), value.raw_data(), value.TotalBytes());
+              }
+              ctx->set_output(0, *std::move(host));
+            }
           } else {
             ctx->set_output(0, value);
           }

@@ -1,0 +1,225 @@
+// Graphs on simulated GPUs (DFLOW_SIMULATED_GPUS): placement prefers GPUs where a
+// simulated kernel exists, towers on /gpu:N, fallbacks to the CPU with copies, missing
+// devices, soft placement and concurrent Runs. The environment variable is set only in
+// this test binary (its own process), inside each test, and restored afterwards.
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "absl/strings/match.h"
+#include "graph/ops.h"
+#include "graph/scope.h"
+#include "session/client_session.h"
+#include "session/session.h"
+#include "tests/testing/graph_testing.h"
+
+namespace dflow {
+namespace {
+
+// Sets an environment variable for the object's lifetime, then restores it.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_.has_value()) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+template <typename T>
+std::vector<T> ValuesOf(const Tensor& t) {
+  auto flat = t.flat<T>();
+  return std::vector<T>(flat.begin(), flat.end());
+}
+
+std::string DeviceOf(Session* session, const std::string& node) {
+  for (const auto& d : session->placement().decisions) {
+    if (d.node == node) return d.device;
+  }
+  return "<not placed>";
+}
+
+constexpr char kGpuPrefix[] = "/job:localhost/replica:0/task:0/device:GPU:";
+constexpr char kCpu0[] = "/job:localhost/replica:0/task:0/device:CPU:0";
+
+// Two towers c = a x b on /gpu:2 and /gpu:3, summed by AddN on /cpu:0.
+struct TowerGraph {
+  Scope root = Scope::NewRootScope();
+  Output sum;
+  explicit TowerGraph(const std::string& device_kind = "/gpu:") {
+    std::vector<Output> towers;
+    for (int d : {2, 3}) {
+      Scope tower = root.NewSubScope("tower_" + std::to_string(d))
+                        .WithDevice(device_kind + std::to_string(d));
+      Output a = Const(tower.WithOpName("a"), {{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
+      Output b = Const(tower.WithOpName("b"), {{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}});
+      towers.push_back(MatMul(tower.WithOpName("c"), a, b));
+    }
+    sum = AddN(root.WithOpName("sum").WithDevice("/cpu:0"), towers);
+  }
+};
+
+TEST_CASE("MatMul prefers a simulated GPU and gives [[22,28],[49,64]]", "[sim_gpu]") {
+  ScopedEnv env("DFLOW_SIMULATED_GPUS", "4:1024");
+  Scope root = Scope::NewRootScope();
+  Output a = Const(root.WithOpName("a"), {{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
+  Output b = Const(root.WithOpName("b"), {{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}});
+  Output c = MatMul(root.WithOpName("c"), a, b);
+  auto session = ClientSession::Create(root);
+  REQUIRE(session.ok());
+  std::vector<Tensor> out;
+  absl::Status status = (*session)->Run({c}, &out);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  CHECK(out[0].shape() == TensorShape({2, 2}));
+  CHECK(ValuesOf<float>(out[0]) == std::vector<float>{22, 28, 49, 64});
+  CHECK(DeviceOf((*session)->session(), "c") == std::string(kGpuPrefix) + "0");
+  CHECK(DeviceOf((*session)->session(), "a") == std::string(kGpuPrefix) + "0");
+  // Again: the plan is reused and the result is the same.
+  REQUIRE((*session)->Run({c}, &out).ok());
+  CHECK(ValuesOf<float>(out[0]) == std::vector<float>{22, 28, 49, 64});
+}
+
+TEST_CASE("Towers on /gpu:2 and /gpu:3 summed on /cpu:0 give [[44,56],[98,128]]",
+          "[sim_gpu]") {
+  ScopedEnv env("DFLOW_SIMULATED_GPUS", "4:1024");
+  TowerGraph g;
+  auto session = ClientSession::Create(g.root);
+  REQUIRE(session.ok());
+  RunOptions options;
+  options.set_output_partition_graphs(true);
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  absl::Status status = (*session)->Run(options, {}, {g.sum}, {}, &out, &metadata);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  CHECK(ValuesOf<float>(out[0]) == std::vector<float>{44, 56, 98, 128});
+  Session* s = (*session)->session();
+  CHECK(DeviceOf(s, "tower_2/c") == std::string(kGpuPrefix) + "2");
+  CHECK(DeviceOf(s, "tower_3/c") == std::string(kGpuPrefix) + "3");
+  CHECK(DeviceOf(s, "sum") == kCpu0);
+  // Three partitions; each GPU sends its tower to CPU:0.
+  REQUIRE(metadata.partition_graphs_size() == 3);
+  int gpu_sends = 0, cpu_recvs_from_gpu = 0;
+  for (const GraphDef& partition : metadata.partition_graphs()) {
+    for (const NodeDef& node : partition.node()) {
+      if (node.op() == "_Send" && absl::StrContains(node.device(), "GPU")) ++gpu_sends;
+      if (node.op() == "_Recv" && absl::StrContains(node.device(), "CPU")) {
+        auto it = node.attr().find("send_device");
+        if (it != node.attr().end() && absl::StrContains(it->second.s(), "GPU")) {
+          ++cpu_recvs_from_gpu;
+        }
+      }
+    }
+  }
+  CHECK(gpu_sends == 2);
+  CHECK(cpu_recvs_from_gpu == 2);
+}
+
+TEST_CASE("An op without a GPU kernel falls back to the CPU with copies", "[sim_gpu]") {
+  ScopedEnv env("DFLOW_SIMULATED_GPUS", "4:1024");
+  Scope root = Scope::NewRootScope();
+  Output a = Const(root.WithOpName("a"), {{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
+  Output b = Const(root.WithOpName("b"), {{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}});
+  Output c = MatMul(root.WithOpName("c"), a, b);
+  Output t = Transpose(root.WithOpName("t"), c, {1, 0});
+  Output n = Neg(root.WithOpName("n"), t);  // back on the GPU: a CPU -> GPU copy
+  Output r = Relu(root.WithOpName("r"), Neg(root.WithOpName("m"), n));
+  auto session = ClientSession::Create(root);
+  REQUIRE(session.ok());
+  RunOptions options;
+  options.set_output_partition_graphs(true);
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  absl::Status status = (*session)->Run(options, {}, {r, t}, {}, &out, &metadata);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  CHECK(ValuesOf<float>(out[0]) == std::vector<float>{22, 49, 28, 64});
+  CHECK(ValuesOf<float>(out[1]) == std::vector<float>{22, 49, 28, 64});
+  Session* s = (*session)->session();
+  CHECK(DeviceOf(s, "c") == std::string(kGpuPrefix) + "0");
+  CHECK(DeviceOf(s, "t") == kCpu0);
+  CHECK(DeviceOf(s, "n") == std::string(kGpuPrefix) + "0");
+  int gpu_recvs = 0;
+  for (const GraphDef& partition : metadata.partition_graphs()) {
+    for (const NodeDef& node : partition.node()) {
+      gpu_recvs += node.op() == "_Recv" && absl::StrContains(node.device(), "GPU");
+    }
+  }
+  CHECK(gpu_recvs >= 1);
+}
+
+TEST_CASE("A missing /gpu:5 fails placement; soft placement runs it", "[sim_gpu]") {
+  ScopedEnv env("DFLOW_SIMULATED_GPUS", "4:1024");
+  Scope root = Scope::NewRootScope();
+  Output a = Const(root.WithOpName("a").WithDevice("/gpu:5"), {{1.f, 2.f}, {3.f, 4.f}});
+  Output b = MatMul(root.WithOpName("b").WithDevice("/gpu:5"), a, a);
+  GraphDef graph_def;
+  REQUIRE(root.ToGraphDef(&graph_def).ok());
+  {
+    auto session = NewSession();
+    REQUIRE(session.ok());
+    absl::Status status = (*session)->Create(graph_def);
+    INFO(status.ToString());
+    CHECK(status.code() == absl::StatusCode::kInvalidArgument);
+    CHECK(absl::StrContains(status.message(), "Cannot assign a device for operation"));
+  }
+  ConfigProto soft;
+  soft.set_allow_soft_placement(true);
+  auto session = NewSession(soft);
+  REQUIRE(session.ok());
+  REQUIRE((*session)->Create(graph_def).ok());
+  std::vector<Tensor> out;
+  absl::Status status = (*session)->Run({}, {"b"}, {}, &out);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  CHECK(ValuesOf<float>(out[0]) == std::vector<float>{7, 10, 15, 22});
+}
+
+TEST_CASE("Concurrent Runs on simulated GPUs give the right answers", "[sim_gpu]") {
+  ScopedEnv env("DFLOW_SIMULATED_GPUS", "4:1024");
+  TowerGraph g;
+  GraphDef graph_def;
+  REQUIRE(g.root.ToGraphDef(&graph_def).ok());
+  auto session = NewSession();
+  REQUIRE(session.ok());
+  REQUIRE((*session)->Create(graph_def).ok());
+  Session* s = session->get();
+  std::vector<int> failures(8, 0);
+  std::vector<std::string> first_error(8);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([s, t, &failures, &first_error] {
+      for (int i = 0; i < 50; ++i) {
+        std::vector<Tensor> out;
+        absl::Status status = s->Run({}, {"sum"}, {}, &out);
+        if (!status.ok() || out.size() != 1 ||
+            ValuesOf<float>(out[0]) != std::vector<float>{44, 56, 98, 128}) {
+          if (failures[t]++ == 0) first_error[t] = status.ToString();
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < 8; ++t) {
+    INFO(first_error[t]);
+    CHECK(failures[t] == 0);
+  }
+}
+
+}  // namespace
+}  // namespace dflow
