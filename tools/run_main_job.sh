@@ -15,6 +15,10 @@ echo "== towers on /cpu:2 and /cpu:3 summed by AddN on /cpu:0"
 "$DFLOW" run --graph=examples/multi_tower.pbtxt --fetch=sum \
   --config='device_count { key: "CPU" value: 4 } log_device_placement: true'
 
+echo "== the seed's own spellings, /gpu:2 and /gpu:3, on 4 simulated GPUs"
+DFLOW_SIMULATED_GPUS=4:1024 "$DFLOW" run --graph=examples/multi_tower_gpu.pbtxt --fetch=sum \
+  --config='log_device_placement: true'
+
 echo "== why every node went where it went, and what crosses devices"
 "$DFLOW" place --graph=examples/manual_placement.pbtxt --explain \
   --config='device_count { key: "CPU" value: 2 }'

@@ -87,6 +87,16 @@ echo "$out" | grep -q '"values": \[44, 56, 98, 128\]' || fail "multi_tower soft 
 out=$("$DFLOW" run --graph="$EX/manual_placement.pbtxt" --fetch=c --output=json --config="$CPU2" 2>/dev/null)
 [ "$out" = "$SEED_JSON" ] || fail "manual_placement: $out"
 
+# The seed's own spellings (/gpu:2, /gpu:3) on simulated GPUs, with TF's placement log.
+out=$(DFLOW_SIMULATED_GPUS=4:1024 "$DFLOW" run --graph="$EX/multi_tower_gpu.pbtxt" --fetch=sum \
+      --output=json --config='log_device_placement: true' 2>"$TMP/gpu_err") || fail "multi_tower_gpu exited: $(cat "$TMP/gpu_err")"
+[ "$out" = '{"outputs": [{"name": "sum:0", "dtype": "float32", "shape": [2, 2], "values": [44, 56, 98, 128]}]}' ] || fail "multi_tower_gpu: $out"
+grep -q "^/job:localhost/replica:0/task:0/device:GPU:3 -> device: 3, name: dflow simulated GPU" "$TMP/gpu_err" || fail "no GPU:3 in the Device mapping"
+grep -q "^tower_1/c: (MatMul): /job:localhost/replica:0/task:0/device:GPU:3$" "$TMP/gpu_err" || fail "tower_1/c not on GPU:3"
+grep -q "^sum: (AddN): /job:localhost/replica:0/task:0/device:CPU:0$" "$TMP/gpu_err" || fail "sum not on CPU:0"
+DFLOW_SIMULATED_GPUS=2 "$DFLOW" run --graph="$EX/multi_tower_gpu.pbtxt" --fetch=sum 2>"$TMP/gpu_err" >/dev/null
+[ $? -eq 1 ] && grep -q "^INVALID_ARGUMENT: Cannot assign a device for operation" "$TMP/gpu_err" || fail "missing /gpu:3 with 2 GPUs"
+
 # A missing GPU: exit 1 and the placer's words.
 sed 's|^  name: "c"$|  name: "c"\n  device: "/gpu:2"|' "$EX/seed_matmul.pbtxt" > "$TMP/gpu2.pbtxt"
 grep -q '/gpu:2' "$TMP/gpu2.pbtxt" || fail "could not write the /gpu:2 graph"
