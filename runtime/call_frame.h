@@ -12,6 +12,10 @@
 namespace dflow {
 
 struct CallFrame {
+  CallFrame() = default;
+  // A frame with room for `num_retvals` results, none set yet.
+  explicit CallFrame(int num_retvals) : retvals(num_retvals), retval_set(num_retvals, 0) {}
+
   std::vector<Tensor> args;
   std::vector<Tensor> retvals;
   std::vector<char> retval_set;  // 1 once _Retval i stored a live value

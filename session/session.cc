@@ -229,10 +229,8 @@ absl::Status Session::Run(const RunOptions& options,
 absl::Status Session::RunPlan(const ExecutionPlan& plan, const RunOptions& options,
                               std::vector<Tensor> feeds, std::vector<Tensor>* outputs,
                               RunMetadata* metadata) {
-  CallFrame frame;
+  CallFrame frame(plan.num_fetches());
   frame.args = std::move(feeds);
-  frame.retvals.resize(plan.num_fetches());
-  frame.retval_set.assign(plan.num_fetches(), 0);
   CancellationToken cancellation;
   std::unique_ptr<Rendezvous> rendezvous;
   if (plan.partitions().size() > 1) rendezvous = std::make_unique<Rendezvous>();

@@ -131,9 +131,7 @@ TEST_CASE("A chain and a diamond compute their values", "[runtime][executor]") {
   }
   text += AddNode("diamond", prev, prev) + RetvalNode("diamond", 0);
   std::unique_ptr<Executor> executor = Build(f, text);
-  CallFrame frame;
-  frame.retvals.resize(1);
-  frame.retval_set.assign(1, 0);
+  CallFrame frame(1);
   Executor::Args args;
   args.call_frame = &frame;
   args.runner = &f.pool;
@@ -164,9 +162,7 @@ TEST_CASE("The first error aborts the rendezvous so a blocked receive wakes",
   )" + RetvalNode("r", 0));
   std::unique_ptr<Executor> failing = Build(f, "node { name: 'boom' op: 'Abort' }\n");
   Rendezvous rendezvous;
-  CallFrame frame;
-  frame.retvals.resize(1);
-  frame.retval_set.assign(1, 0);
+  CallFrame frame(1);
   Executor::Args args;
   args.rendezvous = &rendezvous;
   args.call_frame = &frame;
@@ -193,9 +189,7 @@ TEST_CASE("A dead input makes its consumers dead; nothing is fetched", "[runtime
   )" + AddNode("sum", "r", "r") + RetvalNode("sum", 0));
   Rendezvous rendezvous;
   REQUIRE(rendezvous.Send("key", Tensor(), /*is_dead=*/true).ok());
-  CallFrame frame;
-  frame.retvals.resize(1);
-  frame.retval_set.assign(1, 0);
+  CallFrame frame(1);
   Executor::Args args;
   args.rendezvous = &rendezvous;
   args.call_frame = &frame;
@@ -212,9 +206,7 @@ TEST_CASE("Concurrent steps on one executor keep their own state", "[runtime][ex
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < 500; ++i) {
-        CallFrame frame;
-        frame.retvals.resize(1);
-        frame.retval_set.assign(1, 0);
+        CallFrame frame(1);
         Executor::Args args;
         args.call_frame = &frame;
         args.runner = &f.pool;
@@ -232,9 +224,7 @@ TEST_CASE("A cancelled step stops with the cancellation reason", "[runtime][exec
       Build(f, ConstNode("a", 1) + AddNode("s", "a", "a") + RetvalNode("s", 0));
   CancellationToken token;
   token.Cancel(absl::DeadlineExceededError("too slow"));
-  CallFrame frame;
-  frame.retvals.resize(1);
-  frame.retval_set.assign(1, 0);
+  CallFrame frame(1);
   Executor::Args args;
   args.call_frame = &frame;
   args.cancellation = &token;

@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/testing/scoped_env.h"
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/gpu_options.h"
@@ -20,29 +22,7 @@ namespace {
 
 constexpr int64_t kMiB = int64_t{1} << 20;
 
-// Sets (or unsets, with nullopt) an environment variable for the object's lifetime.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value.has_value()) {
-      setenv(name, value->c_str(), 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_.has_value()) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using testing::ScopedEnv;
 
 SessionDevices Create(const ConfigProto& config) {
   absl::StatusOr<SessionDevices> devices = CreateSessionDevices(config);

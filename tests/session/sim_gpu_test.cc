@@ -10,6 +10,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/testing/scoped_env.h"
+
 #include "absl/strings/match.h"
 #include "graph/ops.h"
 #include "graph/scope.h"
@@ -20,25 +22,7 @@
 namespace dflow {
 namespace {
 
-// Sets an environment variable for the object's lifetime, then restores it.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_.has_value()) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using testing::ScopedEnv;
 
 template <typename T>
 std::vector<T> ValuesOf(const Tensor& t) {
@@ -167,7 +151,7 @@ TEST_CASE("A missing /gpu:5 fails placement; soft placement runs it", "[sim_gpu]
   ScopedEnv env("DFLOW_SIMULATED_GPUS", "4:1024");
   Scope root = Scope::NewRootScope();
   Output a = Const(root.WithOpName("a").WithDevice("/gpu:5"), {{1.f, 2.f}, {3.f, 4.f}});
-  Output b = MatMul(root.WithOpName("b").WithDevice("/gpu:5"), a, a);
+  MatMul(root.WithOpName("b").WithDevice("/gpu:5"), a, a);
   GraphDef graph_def;
   REQUIRE(root.ToGraphDef(&graph_def).ok());
   {
