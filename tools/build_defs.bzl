@@ -123,3 +123,15 @@ def embedded_binary_proto(name, srcs, message, proto_file, proto_deps, symbol):
         hdrs = [name + ".h"],
         deps = ["//third_party/system:absl"],
     )
+
+def library_sources():
+    """Exports this package's C++/CUDA sources as :sources for the lints in tests/layering."""
+    native.filegroup(
+        name = "sources",
+        srcs = native.glob([
+            "**/*.h",
+            "**/*.cc",
+            "**/*.cu",
+        ]),
+        visibility = ["//tests/layering:__pkg__"],
+    )
