@@ -7,6 +7,7 @@
 #include "graph/partition.h"
 #include "graph/status_macros.h"
 #include "graph/subgraph.h"
+#include "session/kernel_coverage.h"
 
 namespace dflow {
 namespace {
@@ -65,6 +66,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
   spec.targets = signature.targets;
   spec.client_device = devices.client_device()->name();
   DFLOW_ASSIGN_OR_RETURN(RewriteResult rewrite, RewriteGraphForExecution(spec, graph.get()));
+  DFLOW_RETURN_IF_ERROR(MissingKernelsError(FindMissingKernels(*graph, kernels)));
 
   std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan());
   for (const std::string& arg : rewrite.arg_nodes) {

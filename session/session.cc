@@ -10,6 +10,7 @@
 #include "graph/graph_def_import.h"
 #include "graph/status_macros.h"
 #include "runtime/call_frame.h"
+#include "session/kernel_coverage.h"
 #include "session/kernel_library.h"
 #include "session/step_stats_collector.h"
 
@@ -165,9 +166,13 @@ absl::Status Session::InstallGraph(GraphDef graph_def) {
   PlacementOptions options;
   options.allow_soft_placement = config_.allow_soft_placement();
   options.log_device_placement = config_.log_device_placement();
+  // Nodes no device can run are placed on the client's device type anyway; a step that
+  // needs one is refused with the full list (kernel_coverage.h).
+  const PermissiveKernelSupport placement_kernels(
+      kernels_, devices_.devices->client_device()->device_type());
   DFLOW_ASSIGN_OR_RETURN(state->placement,
-                         PlaceGraph(options, devices_.devices->ListAttributes(), kernels_,
-                                    state->graph.get()));
+                         PlaceGraph(options, devices_.devices->ListAttributes(),
+                                    placement_kernels, state->graph.get()));
   if (options.log_device_placement) PrintPlacementLog(state->placement);
   state->graph_def = std::move(graph_def);
   absl::MutexLock lock(&mu_);

@@ -11,6 +11,8 @@
 #include "graph/partial_shape.h"
 #include "graph/proto_io.h"
 #include "graph/types.h"
+#include "session/kernel_coverage.h"
+#include "session/kernel_library.h"
 #include "tools/cli_args.h"
 
 namespace dflow {
@@ -74,6 +76,19 @@ void PrintDevices(const GraphDef& graph_def, std::ostream& out) {
   }
 }
 
+// Issue 5: every op this build cannot run, all at once, before anyone tries to run it.
+void PrintMissingKernels(const GraphDef& graph_def, std::ostream& out) {
+  absl::StatusOr<std::unique_ptr<Graph>> graph = ImportGraphDef(graph_def);
+  if (!graph.ok()) {
+    out << "ops without a kernel here: (not checked: the graph has problems, below)\n";
+    return;
+  }
+  const std::vector<MissingKernel> missing =
+      FindMissingKernels(**graph, DefaultKernelRegistry());
+  out << "ops without a kernel here: " << missing.size() << "\n"
+      << FormatMissingKernels(missing);
+}
+
 }  // namespace
 
 absl::Status InspectGraphDef(const GraphDef& graph_def, std::ostream& out) {
@@ -84,6 +99,7 @@ absl::Status InspectGraphDef(const GraphDef& graph_def, std::ostream& out) {
   PrintPlaceholders(graph_def, out);
   PrintUnconsumedOutputs(graph_def, out);
   PrintDevices(graph_def, out);
+  PrintMissingKernels(graph_def, out);
   std::vector<GraphProblem> problems = ValidateGraphDef(graph_def);
   out << "problems: " << problems.size() << "\n";
   for (const GraphProblem& problem : problems) out << "  " << problem.message << "\n";

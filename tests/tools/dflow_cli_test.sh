@@ -47,6 +47,29 @@ grep -q "^INVALID_ARGUMENT: unknown command 'frobnicate'" "$TMP/err" || fail "un
 "$DFLOW" inspect --graph="$CORPUS/frozen_pb/linear_regression.pb" --bogus=1 2>"$TMP/err"
 [ $? -eq 1 ] && grep -q "^INVALID_ARGUMENT: unknown flag --bogus" "$TMP/err" || fail "unknown flag"
 
+# inspect lists every op without a kernel here, with its nodes; run refuses a step
+# needing them with the same lines and runs a step that does not.
+cat > "$TMP/nokernel.pbtxt" <<'PB'
+node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "g1" op: "Igamma" input: "a" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "g2" op: "Igamma" input: "g1" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "z" op: "Zeta" input: "g2" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "fine" op: "Neg" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+PB
+out=$("$DFLOW" inspect --graph="$TMP/nokernel.pbtxt" 2>&1) || fail "inspect nokernel exited $?"
+echo "$out" | grep -q "^ops without a kernel here: 2$" || fail "inspect nokernel count: $out"
+echo "$out" | grep -qx "  Igamma \[T=DT_FLOAT\]: 2 nodes: g1, g2" || fail "inspect nokernel Igamma: $out"
+echo "$out" | grep -qx "  Zeta \[T=DT_FLOAT\]: 1 node: z" || fail "inspect nokernel Zeta: $out"
+"$DFLOW" run --graph="$TMP/nokernel.pbtxt" --feed=a=2 --fetch=z >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 1 ] || fail "run nokernel exit"
+grep -q "^INVALID_ARGUMENT: No OpKernel was registered to support 2 ops this step needs" "$TMP/err" || fail "run nokernel message: $(cat "$TMP/err")"
+grep -qx "  Igamma \[T=DT_FLOAT\]: 2 nodes: g1, g2" "$TMP/err" || fail "run nokernel list: $(cat "$TMP/err")"
+"$DFLOW" run --graph="$TMP/nokernel.pbtxt" --feed=a=2 --fetch=fine --output=json >"$TMP/out" 2>"$TMP/err" || fail "run nokernel fine: $(cat "$TMP/err")"
+grep -q '"values": \[-2\]' "$TMP/out" || fail "run nokernel fine value: $(cat "$TMP/out")"
+echo "$out" | grep -q "^ops without a kernel here: 0$" && fail "inspect said 0"
+out=$("$DFLOW" inspect --graph="$CORPUS/frozen_pb/linear_regression.pb" 2>&1)
+echo "$out" | grep -q "^ops without a kernel here: 0$" || fail "inspect linear_regression: missing kernels listed: $out"
+
 # ---- run -----------------------------------------------------------------------------
 SEED_JSON='{"outputs": [{"name": "c:0", "dtype": "float32", "shape": [2, 2], "values": [22, 28, 49, 64]}]}'
 CPU2='device_count { key: "CPU" value: 2 }'
