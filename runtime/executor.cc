@@ -29,6 +29,7 @@ class Executor::RunState {
         done_(std::move(done)),
         slots_(new Tensor[executor->num_slots_]),
         dead_(new bool[executor->num_slots_]()),
+        refs_(executor->has_ref_edges_ ? new RefSlot*[executor->num_slots_]() : nullptr),
         pending_(new std::atomic<int>[executor->nodes_.size()]) {
     for (size_t i = 0; i < executor->nodes_.size(); ++i) {
       pending_[i].store(executor->nodes_[i].initial_pending, std::memory_order_relaxed);
@@ -108,6 +109,7 @@ class Executor::RunState {
     params->device = exec_->device_;
     params->inputs = absl::Span<Tensor>(slots_.get() + item.input_start, item.num_inputs);
     params->input_is_dead = dead_.get() + item.input_start;
+    if (refs_ != nullptr) params->input_refs = refs_.get() + item.input_start;
     params->rendezvous = args_.rendezvous;
     params->step_id = args_.step_id;
     params->cancellation = args_.cancellation;
@@ -130,6 +132,14 @@ class Executor::RunState {
       ClearInputs(item);
       return true;
     }
+    if (!item.deref_inputs.empty()) {
+      absl::Status status = DerefInputs(item);
+      if (!status.ok()) {
+        Fail(AttachNodeName(status, item.kernel->name()));
+        ClearInputs(item);
+        return true;
+      }
+    }
     if (item.is_async) {
       RunAsyncNode(id);
       return false;
@@ -145,6 +155,18 @@ class Executor::RunState {
     }
     Complete(item, &context, made_ready);
     return true;
+  }
+
+  // Rule 6: reads the current value of each ref-fed, non-ref input.
+  absl::Status DerefInputs(const NodeItem& item) {
+    for (int input : item.deref_inputs) {
+      const int slot = item.input_start + input;
+      if (dead_[slot] || refs_[slot] == nullptr) continue;
+      absl::StatusOr<Tensor> value = refs_[slot]->Read();
+      if (!value.ok()) return value.status();
+      slots_[slot] = *std::move(value);
+    }
+    return absl::OkStatus();
   }
 
   void RunAsyncNode(int id) {
@@ -186,11 +208,13 @@ class Executor::RunState {
   }
 
   void PropagateOutputs(const NodeItem& item, OpKernelContext* context, ReadyList* made_ready) {
+    const bool refs = item.has_ref_outputs;
     for (int e = item.out_start; e < item.out_start + item.num_out_edges; ++e) {
       const OutEdge& edge = exec_->out_edges_[e];
       if (edge.dst_slot >= 0) {
         Tensor* out = context->mutable_output(edge.src_output);
         dead_[edge.dst_slot] = context->output_is_dead(edge.src_output);
+        if (refs) refs_[edge.dst_slot] = context->output_ref(edge.src_output);
         if (item.last_use[edge.src_output] == e) {
           slots_[edge.dst_slot] = std::move(*out);  // last consumer takes ownership
         } else {
@@ -247,6 +271,7 @@ class Executor::RunState {
   DoneCallback done_;
   std::unique_ptr<Tensor[]> slots_;
   std::unique_ptr<bool[]> dead_;
+  std::unique_ptr<RefSlot*[]> refs_;  // null unless the graph has ref edges
   std::unique_ptr<std::atomic<int>[]> pending_;
   std::atomic<int> outstanding_{0};
   std::atomic<bool> aborted_{false};
@@ -285,6 +310,8 @@ absl::Status Executor::Build(const Graph& graph, const KernelRegistry& kernels) 
     num_slots_ += item.num_inputs;
     item.initial_pending = static_cast<int>(node->in_edges().size());
     if (item.initial_pending == 0) roots_.push_back(static_cast<int>(i));
+    BuildRefInfo(*node, &item);
+    has_ref_edges_ = has_ref_edges_ || item.has_ref_outputs;
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     NodeItem& item = nodes_[i];
@@ -302,6 +329,20 @@ absl::Status Executor::Build(const Graph& graph, const KernelRegistry& kernels) 
     item.num_out_edges = static_cast<int>(out_edges_.size()) - item.out_start;
   }
   return absl::OkStatus();
+}
+
+// Rule 6, decided once: which outputs carry refs and which inputs read them.
+void Executor::BuildRefInfo(const Node& node, NodeItem* item) {
+  for (DataType type : node.output_types()) {
+    if (IsRefType(type)) item->has_ref_outputs = true;
+  }
+  for (const Edge* e : node.in_edges()) {
+    if (e->IsControlEdge()) continue;
+    if (IsRefType(e->src->output_types()[e->src_output]) &&
+        !IsRefType(node.input_types()[e->dst_input])) {
+      item->deref_inputs.push_back(e->dst_input);
+    }
+  }
 }
 
 void Executor::RunAsync(const Args& args, DoneCallback done) const {

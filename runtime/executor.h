@@ -16,6 +16,12 @@
 //     further scheduling; the step ends once in-flight nodes drain.
 //  5. A node with a dead input is dead (does not run, outputs are dead), except _Send
 //     and _Recv which carry deadness across partitions.
+//  6. Reference edges (variables, runtime/ref_slot.h) carry a RefSlot* next to the
+//     tensor slot. A consumer whose declared input type is not a ref type gets the
+//     slot's value read when the consumer is about to run (so a read ordered after an
+//     Assign by a control edge sees the new value); reading an uninitialized slot fails
+//     the step with FAILED_PRECONDITION naming the consumer. A ref-typed input gets the
+//     slot itself (OpKernelContext::input_ref). Graphs without ref edges pay nothing.
 #ifndef DFLOW_RUNTIME_EXECUTOR_H_
 #define DFLOW_RUNTIME_EXECUTOR_H_
 
@@ -89,18 +95,22 @@ class Executor {
     int out_start = 0;  // into out_edges_
     int num_out_edges = 0;
     int initial_pending = 0;
+    bool has_ref_outputs = false;  // some output is a ref: propagate RefSlot*s
     std::vector<int> last_use;  // per output: index in out_edges_ of its last data edge
+    std::vector<int> deref_inputs;  // non-ref inputs fed by a ref output: read at run
   };
   class RunState;
 
   explicit Executor(Device* device) : device_(device) {}
   absl::Status Build(const Graph& graph, const KernelRegistry& kernels);
+  static void BuildRefInfo(const Node& node, NodeItem* item);
 
   Device* device_;
   std::vector<NodeItem> nodes_;
   std::vector<OutEdge> out_edges_;
   std::vector<int> roots_;
   int num_slots_ = 0;
+  bool has_ref_edges_ = false;  // steps allocate a RefSlot* per input slot
 };
 
 // TF's AttachDef: "<message> [[{{node <name>}}]]", keeping the status code.

@@ -163,6 +163,11 @@ bool OpKernelContext::output_is_dead(int index) const {
   return !dead_outputs_.empty() && dead_outputs_[index];
 }
 
+void OpKernelContext::set_output_ref(int index, RefSlot* slot) {
+  if (output_refs_.empty()) output_refs_.resize(outputs_.size(), nullptr);
+  output_refs_[index] = slot;
+}
+
 OpKernel::OpKernel(OpKernelConstruction* context)
     : def_(context->def()), output_types_(context->output_types()) {}
 

@@ -27,6 +27,7 @@
 #include "proto/node_def.pb.h"
 #include "proto/op_def.pb.h"
 #include "runtime/device.h"
+#include "runtime/ref_slot.h"
 #include "runtime/tensor.h"
 
 namespace dflow {
@@ -150,6 +151,9 @@ class OpKernelContext {
     Device* device = nullptr;
     absl::Span<Tensor> inputs;          // one entry per data input
     const bool* input_is_dead = nullptr;  // per input; null means all live
+    // Per input: the RefSlot it arrived over, or null; null array when the graph has no
+    // reference edges.
+    RefSlot* const* input_refs = nullptr;
     Rendezvous* rendezvous = nullptr;
     int64_t step_id = 0;
     FrameAndIter frame_iter;
@@ -175,6 +179,20 @@ class OpKernelContext {
   bool input_is_dead(int index) const {
     return params_.input_is_dead != nullptr && params_.input_is_dead[index];
   }
+  // Reference inputs (variables). For an input whose declared type is a ref type this is
+  // the slot it points at, and input(index) is empty: the kernel reads or updates the
+  // value under the slot's lock. For other inputs fed from a ref output the executor
+  // has already read the value into input(index); input_ref(index) is then still the
+  // slot (so RefIdentity-like kernels can forward it). Null for ordinary inputs.
+  RefSlot* input_ref(int index) const {
+    return params_.input_refs == nullptr ? nullptr : params_.input_refs[index];
+  }
+  // Whether input `index` carries a value: live and either a tensor or a ref. Merge
+  // uses it, since it runs with only its first live input delivered.
+  bool has_input(int index) const {
+    return !input_is_dead(index) &&
+           (params_.inputs[index].IsInitialized() || input_ref(index) != nullptr);
+  }
   // Moves input `in` to output `out` when this node holds the only reference to its
   // buffer and dtype and shape match: the kernel may then write the result in place.
   // Returns the output, or nullptr when forwarding is not possible.
@@ -190,6 +208,13 @@ class OpKernelContext {
   // Marks output `index` dead (v1 control flow: Switch's untaken branch).
   void set_output_dead(int index);
   bool output_is_dead(int index) const;
+  // Makes output `index` a reference to `slot` (VariableV2, Assign's output_ref, and
+  // kernels that forward a ref input: RefIdentity, RefSwitch, RefEnter, ...). `slot` is
+  // borrowed and must outlive the step.
+  void set_output_ref(int index, RefSlot* slot);
+  RefSlot* output_ref(int index) const {
+    return output_refs_.empty() ? nullptr : output_refs_[index];
+  }
 
   void SetStatus(const absl::Status& status) {
     if (status_.ok()) status_ = status;
@@ -200,6 +225,7 @@ class OpKernelContext {
   const Params& params_;
   absl::InlinedVector<Tensor, 2> outputs_;
   absl::InlinedVector<bool, 2> dead_outputs_;
+  absl::InlinedVector<RefSlot*, 1> output_refs_;  // empty unless a ref was set
   absl::Status status_;
 };
 
