@@ -13,6 +13,7 @@ PACKAGES=(
   catch2               # Catch2 2.13 (tests)
   libdnnl-dev          # oneDNN 2.6: float GEMM of the CPU MatMul (kernels/README.md "BLAS choice")
   libopenblas-dev      # OpenBLAS 0.3.21: double GEMM of the CPU MatMul
+  zlib1g-dev           # zlib: MNIST's .gz IDX files read as they are downloaded (tools/idx_file)
 )
 
 missing=()
