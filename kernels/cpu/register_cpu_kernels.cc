@@ -9,7 +9,10 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterCwiseKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterReductionKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterMatMulKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterConvKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterPoolingKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSendRecvKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterSliceKernels(registry));
   return absl::OkStatus();
 }
 

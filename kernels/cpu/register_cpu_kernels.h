@@ -15,7 +15,10 @@ absl::Status RegisterArrayKernels(KernelRegistry* registry);      // array_ops.c
 absl::Status RegisterCwiseKernels(KernelRegistry* registry);      // cwise_ops.cc, nn_ops.cc
 absl::Status RegisterReductionKernels(KernelRegistry* registry);  // reduction_ops.cc
 absl::Status RegisterMatMulKernels(KernelRegistry* registry);     // matmul_op.cc
+absl::Status RegisterConvKernels(KernelRegistry* registry);       // conv_ops.cc
+absl::Status RegisterPoolingKernels(KernelRegistry* registry);    // pooling_ops.cc
 absl::Status RegisterSendRecvKernels(KernelRegistry* registry);   // sendrecv_ops.cc
+absl::Status RegisterSliceKernels(KernelRegistry* registry);      // slice_ops.cc
 
 }  // namespace dflow
 
