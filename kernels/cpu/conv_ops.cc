@@ -1,0 +1,273 @@
+// Conv2D for float on oneDNN's convolution primitive.
+//
+// Activations stay in the graph's own layout (NHWC or NCHW), so they are never
+// reordered; the filter (HWIO, [fh, fw, in/groups, out]) is handed to oneDNN as a
+// strided view and reordered once into the layout the primitive prefers, cached per
+// filter buffer (PackedWeightsCache: a frozen graph's filter is a Const). Primitives are
+// cached per sub-batch shape. The batch is split over the session's pool; each shard
+// runs the primitive single-threaded (dnnl_util.h explains why).
+//
+// TF semantics: strides/dilations are 4-vectors in data_format order with batch and
+// depth entries 1; SAME padding puts the odd pad after; EXPLICIT takes 8 pads in
+// data_format order; an input depth that is a multiple of the filter's in-depth is a
+// grouped convolution. Errors use TF's words.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "graph/status_macros.h"
+#include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/register_cpu_kernels.h"
+#include "kernels/cpu/window_geometry.h"
+#include "runtime/kernel_registry.h"
+
+namespace dflow {
+namespace {
+
+// The attrs, validated once at construction.
+struct ConvAttrs {
+  ImageLayout layout;
+  Padding padding = Padding::kValid;
+  std::vector<int64_t> strides;     // {h, w}
+  std::vector<int64_t> dilations;   // {h, w}
+  std::vector<int64_t> explicit_pads = std::vector<int64_t>(4, 0);  // {top, bottom, left, right}
+};
+
+absl::Status ParseExplicitPaddings(const std::vector<int64_t>& pads, ConvAttrs* attrs) {
+  if (attrs->padding != Padding::kExplicit) {
+    if (!pads.empty()) {
+      return absl::InvalidArgumentError(
+          "explicit_paddings attribute must be empty if the padding attribute is not "
+          "EXPLICIT");
+    }
+    return absl::OkStatus();
+  }
+  if (pads.size() != 8) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "explicit_paddings attribute must contain 8 values, but got: ", pads.size()));
+  }
+  for (int64_t p : pads) {
+    if (p < 0) {
+      return absl::InvalidArgumentError(
+          "All elements of explicit_paddings must be nonnegative");
+    }
+  }
+  const ImageLayout& l = attrs->layout;
+  if (pads[2 * l.batch] != 0 || pads[2 * l.batch + 1] != 0 || pads[2 * l.channel] != 0 ||
+      pads[2 * l.channel + 1] != 0) {
+    return absl::InvalidArgumentError(
+        "Nonzero explicit padding in the batch or depth dimensions is not supported");
+  }
+  attrs->explicit_pads = {pads[2 * l.height], pads[2 * l.height + 1], pads[2 * l.width],
+                          pads[2 * l.width + 1]};
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ConvAttrs> ParseConvAttrs(OpKernelConstruction* c) {
+  std::string format, padding;
+  std::vector<int64_t> strides, dilations{1, 1, 1, 1}, pads;
+  DFLOW_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
+  DFLOW_RETURN_IF_ERROR(c->GetAttr("padding", &padding));
+  DFLOW_RETURN_IF_ERROR(c->GetAttr("strides", &strides));
+  if (c->HasAttr("dilations")) DFLOW_RETURN_IF_ERROR(c->GetAttr("dilations", &dilations));
+  if (c->HasAttr("explicit_paddings")) {
+    DFLOW_RETURN_IF_ERROR(c->GetAttr("explicit_paddings", &pads));
+  }
+  ConvAttrs attrs;
+  DFLOW_ASSIGN_OR_RETURN(attrs.layout, ParseDataFormat(format));
+  DFLOW_ASSIGN_OR_RETURN(attrs.padding, ParsePadding(padding, /*allow_explicit=*/true));
+  DFLOW_ASSIGN_OR_RETURN(attrs.strides, SpatialPairFromFour(strides, attrs.layout, "strides"));
+  DFLOW_ASSIGN_OR_RETURN(attrs.dilations,
+                         SpatialPairFromFour(dilations, attrs.layout, "dilations"));
+  DFLOW_RETURN_IF_ERROR(ParseExplicitPaddings(pads, &attrs));
+  return attrs;
+}
+
+// One Conv2D call's sizes.
+struct ConvGeometry {
+  int64_t batch = 0, in_depth = 0;
+  int64_t filter_depth = 0, out_depth = 0, groups = 1;
+  WindowDim rows, cols;  // input/output height and width, filter size, pads
+
+  double FlopsPerImage() const {
+    return 2.0 * static_cast<double>(rows.output * cols.output * out_depth) *
+           static_cast<double>(rows.size * cols.size * filter_depth);
+  }
+  // The primitive cache key for a sub-batch of `n` images (attrs are per kernel).
+  std::vector<int64_t> Key(int64_t n) const {
+    return {n, in_depth, rows.input, cols.input, rows.size, cols.size, filter_depth, out_depth};
+  }
+};
+
+absl::StatusOr<ConvGeometry> MakeGeometry(const ConvAttrs& a, const TensorShape& input,
+                                          const TensorShape& filter) {
+  if (input.dims() != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("input must be 4-dimensional", input.DebugString()));
+  }
+  if (filter.dims() != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("filter must be 4-dimensional: ", filter.DebugString()));
+  }
+  ConvGeometry g;
+  g.batch = input.dim_size(a.layout.batch);
+  g.in_depth = input.dim_size(a.layout.channel);
+  g.filter_depth = filter.dim_size(2);
+  g.out_depth = filter.dim_size(3);
+  if (g.filter_depth <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("filter depth must be stricly positive, got ", g.filter_depth));
+  }
+  if (g.in_depth % g.filter_depth != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("input depth must be evenly divisible by filter depth: ", g.in_depth,
+                     " vs ", g.filter_depth));
+  }
+  g.groups = g.in_depth / g.filter_depth;
+  if (g.groups > 0 && g.out_depth % g.groups != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("output depth must be evenly divisible by number of groups: ",
+                     g.out_depth, " vs ", g.groups));
+  }
+  g.rows = {input.dim_size(a.layout.height), filter.dim_size(0), a.strides[0],
+            a.dilations[0], a.explicit_pads[0], a.explicit_pads[1]};
+  g.cols = {input.dim_size(a.layout.width), filter.dim_size(1), a.strides[1],
+            a.dilations[1], a.explicit_pads[2], a.explicit_pads[3]};
+  DFLOW_RETURN_IF_ERROR(ComputeWindow(a.padding, &g.rows));
+  DFLOW_RETURN_IF_ERROR(ComputeWindow(a.padding, &g.cols));
+  return g;
+}
+
+// The HWIO filter as oneDNN weights: {O, I, H, W}, or {G, O/G, I/G, H, W} when grouped,
+// with the strides of the HWIO buffer (output channel o of group g is g*(O/G) + o).
+absl::StatusOr<dnnl_memory_desc_t> FilterDesc(const ConvGeometry& g, bool any_layout) {
+  const int64_t fh = g.rows.size, fw = g.cols.size, ic = g.filter_depth, oc = g.out_depth;
+  std::vector<int64_t> dims = {oc, ic, fh, fw};
+  std::vector<int64_t> strides = {1, oc, fw * ic * oc, ic * oc};
+  if (g.groups > 1) {
+    dims = {g.groups, oc / g.groups, ic, fh, fw};
+    strides = {oc / g.groups, 1, oc, fw * ic * oc, ic * oc};
+  }
+  if (!any_layout) return onednn::StridedDesc(dims, strides);
+  dnnl_dims_t d;
+  for (size_t i = 0; i < dims.size(); ++i) d[i] = dims[i];
+  dnnl_memory_desc_t md;
+  DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
+      dnnl_memory_desc_init_by_tag(&md, static_cast<int>(dims.size()), d, dnnl_f32,
+                                   dnnl_format_tag_any),
+      "dnnl_memory_desc_init_by_tag(any)"));
+  return md;
+}
+
+absl::StatusOr<std::shared_ptr<const onednn::Primitive>> MakeConvPrimitive(
+    const ConvAttrs& a, const ConvGeometry& g, int64_t n, dnnl_engine_t engine) {
+  const bool nchw = a.layout.nchw;
+  DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t src,
+                         onednn::ImageDesc(n, g.in_depth, g.rows.input, g.cols.input, nchw));
+  DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst,
+                         onednn::ImageDesc(n, g.out_depth, g.rows.output, g.cols.output, nchw));
+  DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t weights, FilterDesc(g, /*any_layout=*/true));
+  const dnnl_dims_t strides = {g.rows.stride, g.cols.stride};
+  // oneDNN counts dilation from 0 (TF's 1 is no dilation).
+  const dnnl_dims_t dilates = {g.rows.dilation - 1, g.cols.dilation - 1};
+  const dnnl_dims_t pad_l = {g.rows.pad_before, g.cols.pad_before};
+  const dnnl_dims_t pad_r = {g.rows.pad_after, g.cols.pad_after};
+  dnnl_convolution_desc_t desc;
+  DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
+      dnnl_dilated_convolution_forward_desc_init(&desc, dnnl_forward_inference,
+                                                 dnnl_convolution_direct, &src, &weights,
+                                                 nullptr, &dst, strides, dilates, pad_l, pad_r),
+      "dnnl_dilated_convolution_forward_desc_init"));
+  return onednn::MakePrimitive(&desc, engine);
+}
+
+// What one shard size needs: the primitive and the filter in its layout.
+struct ConvPlan {
+  std::shared_ptr<const onednn::Primitive> primitive;
+  std::shared_ptr<const onednn::PackedWeights> weights;
+};
+
+class Conv2DOp : public OpKernel {
+ public:
+  explicit Conv2DOp(OpKernelConstruction* c) : OpKernel(c) {
+    OP_ASSIGN_OR_RETURN(c, attrs_, ParseConvAttrs(c));
+    OP_ASSIGN_OR_RETURN(c, engine_, onednn::MakeCpuEngine());
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& filter = ctx->input(1);
+    absl::StatusOr<ConvGeometry> geometry = MakeGeometry(attrs_, input.shape(), filter.shape());
+    OP_REQUIRES(ctx, geometry.ok(), KernelError(*ctx, geometry.status().message()));
+    const ConvGeometry& g = *geometry;
+    std::vector<int64_t> dims(4);
+    dims[attrs_.layout.batch] = g.batch;
+    dims[attrs_.layout.height] = g.rows.output;
+    dims[attrs_.layout.width] = g.cols.output;
+    dims[attrs_.layout.channel] = g.out_depth;
+    OP_ASSIGN_OR_RETURN(ctx, TensorShape out_shape, TensorShape::Make(dims));
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, out_shape));
+    if (out->NumElements() == 0) return;
+    if (input.NumElements() == 0) {  // in_depth 0: an empty sum
+      std::fill_n(out->data<float>(), out->NumElements(), 0.0f);
+      return;
+    }
+    const onednn::BatchSplit split =
+        onednn::SplitBatch(g.batch, g.FlopsPerImage(), onednn::NumThreads(ctx));
+    // Plans for the (at most two) shard sizes, made here so that shards only execute.
+    const int64_t last = g.batch - (split.shards - 1) * split.block;
+    OP_ASSIGN_OR_RETURN(ctx, ConvPlan full, Plan(g, split.block, filter));
+    ConvPlan rest = full;
+    if (last != split.block) {
+      OP_ASSIGN_OR_RETURN(ctx, rest, Plan(g, last, filter));
+    }
+    const int64_t in_image = g.in_depth * g.rows.input * g.cols.input;
+    const int64_t out_image = g.out_depth * g.rows.output * g.cols.output;
+    const float* in_data = input.data<float>();
+    float* out_data = out->data<float>();
+    OP_REQUIRES_OK(ctx, onednn::RunShards(
+                            ctx, g.batch, split, g.FlopsPerImage(),
+                            [&](int64_t first, int64_t n) {
+                              const ConvPlan& plan = n == split.block ? full : rest;
+                              const onednn::Primitive& p = *plan.primitive;
+                              return onednn::Execute(
+                                  p, engine_.get(),
+                                  {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md),
+                                    in_data + first * in_image},
+                                   {DNNL_ARG_WEIGHTS, &plan.weights->md, plan.weights->data},
+                                   {DNNL_ARG_DST, p.Md(dnnl_query_dst_md),
+                                    out_data + first * out_image}});
+                            }));
+  }
+
+ private:
+  absl::StatusOr<ConvPlan> Plan(const ConvGeometry& g, int64_t n, const Tensor& filter) {
+    ConvPlan plan;
+    DFLOW_ASSIGN_OR_RETURN(plan.primitive,
+                           primitives_.GetOrCreate(g.Key(n), [&] {
+                             return MakeConvPrimitive(attrs_, g, n, engine_.get());
+                           }));
+    DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t plain, FilterDesc(g, /*any_layout=*/false));
+    DFLOW_ASSIGN_OR_RETURN(plan.weights,
+                           weights_.Get(engine_.get(), filter, plain,
+                                        *plan.primitive->Md(dnnl_query_weights_md)));
+    return plan;
+  }
+
+  ConvAttrs attrs_;
+  onednn::EnginePtr engine_;
+  onednn::ShapeCache<onednn::Primitive> primitives_;
+  onednn::PackedWeightsCache weights_;
+};
+
+}  // namespace
+
+absl::Status RegisterConvKernels(KernelRegistry* registry) {
+  DFLOW_RETURN_IF_ERROR(registry->Register<Conv2DOp>(
+      KernelDefBuilder("Conv2D").Device("CPU").TypeConstraint<float>("T")));
+  return absl::OkStatus();
+}
+
+}  // namespace dflow

@@ -1,0 +1,281 @@
+#include "kernels/cpu/dnnl_util.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/thread_pool.h"
+
+namespace dflow {
+namespace onednn {
+namespace {
+
+// Below this many FLOPs per shard (~20 us of one core) a hand-off to another pool thread
+// does not pay (the same threshold as blas.cc, bench/blas_choice/RESULTS.md).
+constexpr double kMinFlopsPerShard = 4e6;
+
+struct StreamDeleter {
+  void operator()(dnnl_stream_t s) const { dnnl_stream_destroy(s); }
+};
+struct MemoryDeleter {
+  void operator()(dnnl_memory_t m) const { dnnl_memory_destroy(m); }
+};
+struct AttrDeleter {
+  void operator()(dnnl_primitive_attr_t a) const { dnnl_primitive_attr_destroy(a); }
+};
+using StreamPtr = std::unique_ptr<dnnl_stream, StreamDeleter>;
+using MemoryPtr = std::unique_ptr<dnnl_memory, MemoryDeleter>;
+using AttrPtr = std::unique_ptr<dnnl_primitive_attr, AttrDeleter>;
+
+const char* StatusName(dnnl_status_t status) {
+  switch (status) {
+    case dnnl_out_of_memory: return "out of memory";
+    case dnnl_invalid_arguments: return "invalid arguments";
+    case dnnl_unimplemented: return "unimplemented";
+    case dnnl_iterator_ends: return "iterator ends";
+    case dnnl_runtime_error: return "runtime error";
+    case dnnl_not_required: return "not required";
+    default: return "unknown status";
+  }
+}
+
+std::shared_ptr<void> AlignedAlloc(size_t bytes) {
+  const size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
+  return std::shared_ptr<void>(std::aligned_alloc(64, rounded), std::free);
+}
+
+absl::StatusOr<MemoryPtr> WrapMemory(const dnnl_memory_desc_t* md, dnnl_engine_t engine,
+                                     const void* data) {
+  dnnl_memory_t memory = nullptr;
+  // oneDNN takes a non-const handle for every argument; inputs are only read.
+  absl::Status status = DnnlStatus(
+      dnnl_memory_create(&memory, md, engine, const_cast<void*>(data)), "dnnl_memory_create");
+  if (!status.ok()) return status;
+  return MemoryPtr(memory);
+}
+
+// `src` (in `src_md`) reordered into a new buffer laid out as `dst_md`.
+absl::StatusOr<std::shared_ptr<void>> Reorder(dnnl_engine_t engine,
+                                              const dnnl_memory_desc_t& src_md,
+                                              const void* src,
+                                              const dnnl_memory_desc_t& dst_md) {
+  UseOneOpenMPThread();
+  dnnl_primitive_desc_t pd = nullptr;
+  absl::Status status = DnnlStatus(
+      dnnl_reorder_primitive_desc_create(&pd, &src_md, engine, &dst_md, engine, nullptr),
+      "dnnl_reorder_primitive_desc_create");
+  if (!status.ok()) return status;
+  Primitive reorder;
+  reorder.pd.reset(pd);
+  dnnl_primitive_t primitive = nullptr;
+  status = DnnlStatus(dnnl_primitive_create(&primitive, pd), "dnnl_primitive_create(reorder)");
+  if (!status.ok()) return status;
+  reorder.primitive.reset(primitive);
+  std::shared_ptr<void> dst = AlignedAlloc(dnnl_memory_desc_get_size(&dst_md));
+  if (dst == nullptr) return absl::ResourceExhaustedError("no memory for reordered weights");
+  status = Execute(reorder, engine,
+                   {{DNNL_ARG_FROM, &src_md, src}, {DNNL_ARG_TO, &dst_md, dst.get()}});
+  if (!status.ok()) return status;
+  return dst;
+}
+
+}  // namespace
+
+absl::Status DnnlStatus(dnnl_status_t status, const char* what) {
+  if (status == dnnl_success) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(what, " failed: oneDNN status ",
+                                          static_cast<int>(status), " (", StatusName(status),
+                                          ")"));
+}
+
+void UseOneOpenMPThread() {
+  if (omp_get_max_threads() != 1) omp_set_num_threads(1);
+}
+
+absl::StatusOr<EnginePtr> MakeCpuEngine() {
+  dnnl_engine_t engine = nullptr;
+  absl::Status status =
+      DnnlStatus(dnnl_engine_create(&engine, dnnl_cpu, 0), "dnnl_engine_create(cpu)");
+  if (!status.ok()) return status;
+  return EnginePtr(engine);
+}
+
+absl::StatusOr<dnnl_memory_desc_t> StridedDesc(const std::vector<int64_t>& dims,
+                                               const std::vector<int64_t>& strides) {
+  dnnl_dims_t d, s;
+  const int ndims = static_cast<int>(dims.size());
+  for (int i = 0; i < ndims; ++i) {
+    d[i] = dims[i];
+    s[i] = strides[i];
+  }
+  dnnl_memory_desc_t md;
+  absl::Status status = DnnlStatus(dnnl_memory_desc_init_by_strides(&md, ndims, d, dnnl_f32, s),
+                                   "dnnl_memory_desc_init_by_strides");
+  if (!status.ok()) return status;
+  return md;
+}
+
+absl::StatusOr<dnnl_memory_desc_t> ImageDesc(int64_t n, int64_t c, int64_t h, int64_t w,
+                                             bool nchw) {
+  const dnnl_dims_t dims = {n, c, h, w};
+  dnnl_memory_desc_t md;
+  absl::Status status = DnnlStatus(
+      dnnl_memory_desc_init_by_tag(&md, 4, dims, dnnl_f32, nchw ? dnnl_nchw : dnnl_nhwc),
+      "dnnl_memory_desc_init_by_tag");
+  if (!status.ok()) return status;
+  return md;
+}
+
+const dnnl_memory_desc_t* Primitive::Md(dnnl_query_t what) const {
+  return dnnl_primitive_desc_query_md(pd.get(), what, 0);
+}
+
+std::string Primitive::Implementation() const {
+  const char* name = nullptr;
+  if (dnnl_primitive_desc_query(pd.get(), dnnl_query_impl_info_str, 0, &name) !=
+          dnnl_success ||
+      name == nullptr) {
+    return "unknown";
+  }
+  return name;
+}
+
+absl::StatusOr<std::shared_ptr<const Primitive>> MakePrimitive(const_dnnl_op_desc_t op_desc,
+                                                               dnnl_engine_t engine) {
+  // Primitives size their work split by the creating thread's OpenMP team.
+  UseOneOpenMPThread();
+  dnnl_primitive_attr_t raw_attr = nullptr;
+  absl::Status status =
+      DnnlStatus(dnnl_primitive_attr_create(&raw_attr), "dnnl_primitive_attr_create");
+  if (!status.ok()) return status;
+  AttrPtr attr(raw_attr);
+  status = DnnlStatus(dnnl_primitive_attr_set_scratchpad_mode(attr.get(), dnnl_scratchpad_mode_user),
+                      "dnnl_primitive_attr_set_scratchpad_mode");
+  if (!status.ok()) return status;
+  auto p = std::make_shared<Primitive>();
+  dnnl_primitive_desc_t pd = nullptr;
+  status = DnnlStatus(dnnl_primitive_desc_create(&pd, op_desc, attr.get(), engine, nullptr),
+                      "dnnl_primitive_desc_create");
+  if (!status.ok()) return status;
+  p->pd.reset(pd);
+  dnnl_primitive_t primitive = nullptr;
+  status = DnnlStatus(dnnl_primitive_create(&primitive, pd), "dnnl_primitive_create");
+  if (!status.ok()) return status;
+  p->primitive.reset(primitive);
+  const dnnl_memory_desc_t* scratch = p->Md(dnnl_query_scratchpad_md);
+  p->scratchpad_bytes = scratch == nullptr ? 0 : dnnl_memory_desc_get_size(scratch);
+  return std::shared_ptr<const Primitive>(std::move(p));
+}
+
+absl::Status Execute(const Primitive& p, dnnl_engine_t engine,
+                     std::initializer_list<ExecArg> args) {
+  UseOneOpenMPThread();
+  std::vector<MemoryPtr> memories;
+  std::vector<dnnl_exec_arg_t> exec_args;
+  memories.reserve(args.size() + 1);
+  exec_args.reserve(args.size() + 1);
+  for (const ExecArg& a : args) {
+    absl::StatusOr<MemoryPtr> m = WrapMemory(a.md, engine, a.data);
+    if (!m.ok()) return m.status();
+    exec_args.push_back({a.arg, m->get()});
+    memories.push_back(*std::move(m));
+  }
+  std::shared_ptr<void> scratchpad;
+  if (p.scratchpad_bytes > 0) {
+    scratchpad = AlignedAlloc(p.scratchpad_bytes);
+    if (scratchpad == nullptr) return absl::ResourceExhaustedError("no memory for scratchpad");
+    absl::StatusOr<MemoryPtr> m =
+        WrapMemory(p.Md(dnnl_query_scratchpad_md), engine, scratchpad.get());
+    if (!m.ok()) return m.status();
+    exec_args.push_back({DNNL_ARG_SCRATCHPAD, m->get()});
+    memories.push_back(*std::move(m));
+  }
+  dnnl_stream_t raw_stream = nullptr;
+  absl::Status status = DnnlStatus(
+      dnnl_stream_create(&raw_stream, engine, dnnl_stream_default_flags), "dnnl_stream_create");
+  if (!status.ok()) return status;
+  StreamPtr stream(raw_stream);
+  status = DnnlStatus(dnnl_primitive_execute(p.primitive.get(), stream.get(),
+                                             static_cast<int>(exec_args.size()),
+                                             exec_args.data()),
+                      "dnnl_primitive_execute");
+  if (!status.ok()) return status;
+  return DnnlStatus(dnnl_stream_wait(stream.get()), "dnnl_stream_wait");
+}
+
+absl::StatusOr<std::shared_ptr<const PackedWeights>> PackedWeightsCache::Get(
+    dnnl_engine_t engine, const Tensor& source, const dnnl_memory_desc_t& plain_md,
+    const dnnl_memory_desc_t& packed_md) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& e : entries_) {
+      if (e->source.buffer() == source.buffer() && e->source.shape() == source.shape() &&
+          dnnl_memory_desc_equal(&e->md, &packed_md)) {
+        return e;
+      }
+    }
+  }
+  auto packed = std::make_shared<PackedWeights>();
+  packed->source = source;
+  packed->md = packed_md;
+  if (dnnl_memory_desc_equal(&plain_md, &packed_md)) {
+    packed->data = source.raw_data();
+  } else {
+    absl::StatusOr<std::shared_ptr<void>> buffer =
+        Reorder(engine, plain_md, source.raw_data(), packed_md);
+    if (!buffer.ok()) return buffer.status();
+    packed->buffer = *std::move(buffer);
+    packed->data = packed->buffer.get();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (entries_.size() >= kMaxEntries) entries_.erase(entries_.begin());
+  entries_.push_back(packed);
+  return std::shared_ptr<const PackedWeights>(std::move(packed));
+}
+
+BatchSplit SplitBatch(int64_t n, double flops_per_image, int num_threads) {
+  BatchSplit split{1, n};
+  if (num_threads <= 1 || n <= 1) return split;
+  const double total = flops_per_image * static_cast<double>(n);
+  const int64_t shards = std::min<int64_t>(
+      {static_cast<int64_t>(num_threads), n, static_cast<int64_t>(total / kMinFlopsPerShard)});
+  if (shards <= 1) return split;
+  split.block = (n + shards - 1) / shards;
+  split.shards = (n + split.block - 1) / split.block;
+  return split;
+}
+
+absl::Status RunShards(OpKernelContext* ctx, int64_t n, const BatchSplit& split,
+                       double flops_per_image,
+                       const std::function<absl::Status(int64_t, int64_t)>& fn) {
+  if (split.shards <= 1 || ctx->pool() == nullptr) return fn(0, n);
+  std::mutex mu;
+  absl::Status status;
+  // Cycles per shard at a conservative ~16 FLOPs per cycle: far above the pool's
+  // hand-off threshold, so each shard may go to its own thread.
+  const int64_t cycles =
+      static_cast<int64_t>(flops_per_image * static_cast<double>(split.block) / 16);
+  ctx->pool()->ParallelFor(split.shards, std::max<int64_t>(cycles, 1),
+                           [&](int64_t begin, int64_t end) {
+                             for (int64_t s = begin; s < end; ++s) {
+                               const int64_t first = s * split.block;
+                               absl::Status shard =
+                                   fn(first, std::min(split.block, n - first));
+                               if (!shard.ok()) {
+                                 std::lock_guard<std::mutex> lock(mu);
+                                 status.Update(shard);
+                               }
+                             }
+                           });
+  return status;
+}
+
+int NumThreads(OpKernelContext* ctx) {
+  return ctx->pool() == nullptr ? 1 : ctx->pool()->NumThreads();
+}
+
+}  // namespace onednn
+}  // namespace dflow

@@ -1,0 +1,174 @@
+// Shared oneDNN plumbing for the CPU kernels that run oneDNN primitives (Conv2D and
+// pooling): RAII handles over the C API, status conversion, a per-kernel primitive
+// cache keyed by shape, a cache of weights reordered into a primitive's layout, and
+// batch sharding on the session's pool.
+//
+// The C API (dnnl.h), not dnnl.hpp: the C++ API reports errors by throwing, and library
+// code here returns absl::Status (STYLE.md 3, 4); every dnnl_status_t becomes a Status in
+// DnnlStatus.
+//
+// Threading (as in blas.h): every primitive is created and executed with the calling
+// thread's OpenMP team capped at 1 thread, so oneDNN never starts an OpenMP worker; the
+// kernels get their parallelism by splitting the batch over the pool (SplitBatch,
+// RunShards). Primitives use a user-provided scratchpad allocated per execution, so one
+// primitive may run on several threads at once.
+#ifndef DFLOW_KERNELS_CPU_DNNL_UTIL_H_
+#define DFLOW_KERNELS_CPU_DNNL_UTIL_H_
+
+#include <dnnl.h>
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "runtime/op_kernel.h"
+#include "runtime/tensor.h"
+
+namespace dflow {
+namespace onednn {
+
+// INTERNAL "<what> failed: <oneDNN status>" unless `status` is dnnl_success.
+absl::Status DnnlStatus(dnnl_status_t status, const char* what);
+
+// Caps the calling thread's OpenMP team (the ICV oneDNN reads) at 1 thread.
+void UseOneOpenMPThread();
+
+struct EngineDeleter {
+  void operator()(dnnl_engine_t e) const { dnnl_engine_destroy(e); }
+};
+struct PrimitiveDescDeleter {
+  void operator()(dnnl_primitive_desc_t pd) const { dnnl_primitive_desc_destroy(pd); }
+};
+struct PrimitiveDeleter {
+  void operator()(dnnl_primitive_t p) const { dnnl_primitive_destroy(p); }
+};
+using EnginePtr = std::unique_ptr<dnnl_engine, EngineDeleter>;
+using PrimitiveDescPtr = std::unique_ptr<dnnl_primitive_desc, PrimitiveDescDeleter>;
+using PrimitivePtr = std::unique_ptr<dnnl_primitive, PrimitiveDeleter>;
+
+// The CPU engine. Each kernel owns one (creating it is cheap; no globals).
+absl::StatusOr<EnginePtr> MakeCpuEngine();
+
+// A plain f32 memory descriptor with the given logical dims and strides (in elements).
+absl::StatusOr<dnnl_memory_desc_t> StridedDesc(const std::vector<int64_t>& dims,
+                                               const std::vector<int64_t>& strides);
+// A 4-D f32 image descriptor, dims {N, C, H, W}, laid out NHWC or NCHW.
+absl::StatusOr<dnnl_memory_desc_t> ImageDesc(int64_t n, int64_t c, int64_t h, int64_t w,
+                                             bool nchw);
+
+// A created primitive and its descriptor; immutable once built, shared by the threads
+// that execute it.
+struct Primitive {
+  PrimitiveDescPtr pd;
+  PrimitivePtr primitive;
+  size_t scratchpad_bytes = 0;
+
+  // The descriptor the primitive expects for `what` (dnnl_query_src_md, ...).
+  const dnnl_memory_desc_t* Md(dnnl_query_t what) const;
+  // oneDNN's implementation name ("brg:avx512_core", "jit:avx2", "ref:any").
+  std::string Implementation() const;
+};
+
+// Creates the primitive for `op_desc` (a dnnl_*_desc_t) on `engine`, on the calling
+// thread with a 1-thread OpenMP team, with a user scratchpad.
+absl::StatusOr<std::shared_ptr<const Primitive>> MakePrimitive(const_dnnl_op_desc_t op_desc,
+                                                               dnnl_engine_t engine);
+
+// One argument of an execution: `data` laid out as `md`.
+struct ExecArg {
+  int arg;  // DNNL_ARG_SRC, ...
+  const dnnl_memory_desc_t* md;
+  const void* data;
+};
+
+// Runs `p` on the calling thread (1-thread OpenMP team) and waits for it.
+absl::Status Execute(const Primitive& p, dnnl_engine_t engine,
+                     std::initializer_list<ExecArg> args);
+
+// A shape-keyed cache of immutable values (primitives), guarded by a mutex because
+// Compute runs concurrently. A kernel sees few shapes; past kMaxEntries it starts over,
+// so shapes that vary step by step cannot grow it without bound.
+template <typename V>
+class ShapeCache {
+ public:
+  using Key = std::vector<int64_t>;
+  static constexpr size_t kMaxEntries = 64;
+
+  // The cached value for `key`, else make() (run outside the lock) cached and returned.
+  absl::StatusOr<std::shared_ptr<const V>> GetOrCreate(
+      const Key& key, const std::function<absl::StatusOr<std::shared_ptr<const V>>()>& make) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = map_.find(key);
+      if (it != map_.end()) return it->second;
+    }
+    absl::StatusOr<std::shared_ptr<const V>> made = make();
+    if (!made.ok()) return made.status();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (map_.size() >= kMaxEntries) map_.clear();
+    return map_.emplace(key, *std::move(made)).first->second;
+  }
+
+ private:
+  std::mutex mu_;
+  absl::flat_hash_map<Key, std::shared_ptr<const V>> map_ ABSL_GUARDED_BY(mu_);
+};
+
+// A weights tensor in a primitive's preferred layout. `source` holds a reference to the
+// original buffer, which keeps that buffer (and so its address, the cache key) from
+// being reused while the entry lives, and keeps it from being forwarded and overwritten
+// in place by a consumer (ForwardInputToOutput needs the sole reference).
+struct PackedWeights {
+  Tensor source;
+  dnnl_memory_desc_t md;
+  std::shared_ptr<void> buffer;  // the reordered data, 64-byte aligned
+  const void* data = nullptr;    // buffer.get(), or the source's data when no reorder
+};
+
+// Reordered weights per (weights buffer, target layout), built once: a frozen graph's
+// filter is a Const whose buffer stays the same across steps. A new buffer (a filter
+// computed each step) is reordered again and replaces older entries beyond a few.
+// Thread-safe.
+class PackedWeightsCache {
+ public:
+  // `source` (described by `plain_md`) in `packed_md`'s layout.
+  absl::StatusOr<std::shared_ptr<const PackedWeights>> Get(dnnl_engine_t engine,
+                                                           const Tensor& source,
+                                                           const dnnl_memory_desc_t& plain_md,
+                                                           const dnnl_memory_desc_t& packed_md);
+
+ private:
+  static constexpr size_t kMaxEntries = 4;
+  std::mutex mu_;
+  std::vector<std::shared_ptr<const PackedWeights>> entries_ ABSL_GUARDED_BY(mu_);
+};
+
+// How a batch of `n` images is split: `shards` sub-batches of `block` images (the last
+// may be smaller). One shard when the work is too small to repay a hand-off.
+struct BatchSplit {
+  int64_t shards = 1;
+  int64_t block = 0;
+};
+BatchSplit SplitBatch(int64_t n, double flops_per_image, int num_threads);
+
+// Runs fn(first_image, num_images) for each shard of `split`, on the context's pool
+// when there are several; returns the first error.
+absl::Status RunShards(OpKernelContext* ctx, int64_t n, const BatchSplit& split,
+                       double flops_per_image,
+                       const std::function<absl::Status(int64_t, int64_t)>& fn);
+
+// The pool's thread count, 1 without a pool.
+int NumThreads(OpKernelContext* ctx);
+
+}  // namespace onednn
+}  // namespace dflow
+
+#endif  // DFLOW_KERNELS_CPU_DNNL_UTIL_H_

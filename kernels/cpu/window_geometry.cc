@@ -1,0 +1,79 @@
+#include "kernels/cpu/window_geometry.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace dflow {
+
+absl::StatusOr<Padding> ParsePadding(const std::string& padding, bool allow_explicit) {
+  if (padding == "SAME") return Padding::kSame;
+  if (padding == "VALID") return Padding::kValid;
+  if (padding == "EXPLICIT" && allow_explicit) return Padding::kExplicit;
+  return absl::InvalidArgumentError(absl::StrCat("Unsupported padding '", padding, "'"));
+}
+
+absl::StatusOr<ImageLayout> ParseDataFormat(const std::string& format) {
+  if (format == "NHWC") return ImageLayout{false, 0, 1, 2, 3};
+  if (format == "NCHW") return ImageLayout{true, 0, 2, 3, 1};
+  return absl::InvalidArgumentError(absl::StrCat("Unsupported data_format '", format, "'"));
+}
+
+absl::Status ComputeWindow(Padding padding, WindowDim* dim) {
+  if (dim->stride <= 0 || dim->dilation <= 0 || dim->size <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Window size, stride and dilation must be positive, got size ", dim->size,
+        ", stride ", dim->stride, ", dilation ", dim->dilation));
+  }
+  const int64_t effective = (dim->size - 1) * dim->dilation + 1;
+  switch (padding) {
+    case Padding::kValid:
+      dim->pad_before = dim->pad_after = 0;
+      dim->output = (dim->input - effective + dim->stride) / dim->stride;
+      break;
+    case Padding::kExplicit:
+      dim->output = (dim->input + dim->pad_before + dim->pad_after - effective + dim->stride) /
+                    dim->stride;
+      break;
+    case Padding::kSame: {
+      dim->output = (dim->input + dim->stride - 1) / dim->stride;
+      const int64_t needed =
+          std::max<int64_t>(0, (dim->output - 1) * dim->stride + effective - dim->input);
+      dim->pad_before = needed / 2;
+      dim->pad_after = needed - dim->pad_before;
+      break;
+    }
+  }
+  if (dim->output < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Computed output size would be negative: ", dim->output, " [input_size: ", dim->input,
+        ", effective_filter_size: ", effective, ", stride: ", dim->stride, "]"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<int64_t>> SpatialPairFromFour(const std::vector<int64_t>& values,
+                                                        const ImageLayout& layout,
+                                                        const std::string& what) {
+  if (values.size() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat("Sliding window ", what,
+                                                   " field must specify 4 dimensions, got ",
+                                                   values.size()));
+  }
+  if (values[layout.batch] != 1 || values[layout.channel] != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Current implementation does not yet support ", what,
+                     " in the batch and depth dimensions (got [", values[0], ",", values[1],
+                     ",", values[2], ",", values[3], "])"));
+  }
+  const int64_t h = values[layout.height];
+  const int64_t w = values[layout.width];
+  if (h <= 0 || w <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Sliding window ", what, " must be positive, got [", values[0], ",",
+                     values[1], ",", values[2], ",", values[3], "]"));
+  }
+  return std::vector<int64_t>{h, w};
+}
+
+}  // namespace dflow
