@@ -1,0 +1,13 @@
+#include "kernels/io/register_io_kernels.h"
+
+#include "graph/status_macros.h"
+
+namespace dflow {
+
+absl::Status RegisterIoKernels(KernelRegistry* registry) {
+  DFLOW_RETURN_IF_ERROR(RegisterCheckpointKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterStringKernels(registry));
+  return absl::OkStatus();
+}
+
+}  // namespace dflow

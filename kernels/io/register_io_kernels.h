@@ -1,0 +1,19 @@
+// The checkpoint and variable kernels' one entry point (explicit registration).
+#ifndef DFLOW_KERNELS_IO_REGISTER_IO_KERNELS_H_
+#define DFLOW_KERNELS_IO_REGISTER_IO_KERNELS_H_
+
+#include "absl/status/status.h"
+#include "runtime/kernel_registry.h"
+
+namespace dflow {
+
+// Registers every kernel of kernels/io into `registry` (CPU kernels).
+absl::Status RegisterIoKernels(KernelRegistry* registry);
+
+// The groups RegisterIoKernels is made of.
+absl::Status RegisterCheckpointKernels(KernelRegistry* registry);  // checkpoint_ops.cc
+absl::Status RegisterStringKernels(KernelRegistry* registry);      // string_ops.cc
+
+}  // namespace dflow
+
+#endif  // DFLOW_KERNELS_IO_REGISTER_IO_KERNELS_H_
