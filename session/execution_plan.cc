@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph/constant_inputs.h"
 #include "graph/graph_def_import.h"
 #include "graph/node_def_util.h"
 #include "graph/partition.h"
@@ -84,6 +85,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     DFLOW_ASSIGN_OR_RETURN(Device * device, devices.Lookup(device_name));
     DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> partition,
                            ImportAssigned(graph_def, placed_graph.op_registry()));
+    MarkConstantInputs(partition.get());
     Partition part;
     part.device = device;
     DFLOW_ASSIGN_OR_RETURN(part.executor, Executor::Create(*partition, device, kernels));

@@ -16,6 +16,11 @@ absl::Status KernelError(const OpKernelContext& ctx, const Args&... args) {
   return absl::InvalidArgumentError(absl::StrCat(ctx.kernel().type_string(), ": ", args...));
 }
 
+// True when data input `index` holds the same tensor in every step (a Const, possibly
+// read through Identity; graph/constant_inputs.h), so the kernel may prepare it once,
+// e.g. reorder weights into a library's blocked layout.
+bool IsConstantInput(const OpKernelConstruction& construction, int index);
+
 // A kernel that does no arithmetic (moves or aliases buffers): run inline.
 class CheapOpKernel : public OpKernel {
  public:

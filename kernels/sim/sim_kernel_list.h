@@ -15,7 +15,7 @@ inline constexpr const char* kGpuKernelOps[] = {
     "MatMul", "Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum",
     "SquaredDifference", "Neg", "Abs", "Square", "Sqrt", "Rsqrt", "Exp", "Log", "AddN",
     // NN.
-    "BiasAdd", "Relu", "Relu6", "Sigmoid", "Tanh", "Softmax",
+    "BiasAdd", "Relu", "Relu6", "Sigmoid", "Tanh", "Softmax", "Conv2D", "MaxPool", "AvgPool",
     // Reductions.
     "Sum", "Mean", "Max",
     // Array.
