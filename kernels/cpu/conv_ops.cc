@@ -3,7 +3,7 @@
 // Activations stay in the graph's own layout (NHWC or NCHW), so they are never
 // reordered; the filter (HWIO, [fh, fw, in/groups, out]) is handed to oneDNN as a
 // strided view and reordered once into the layout the primitive prefers, cached per
-// filter buffer (PackedWeightsCache: a frozen graph's filter is a Const). Primitives are
+// filter value (PackedWeightsCache: a frozen graph's filter is a Const). Primitives are
 // cached per sub-batch shape. The batch is split over the session's pool; each shard
 // runs the primitive single-threaded (dnnl_util.h explains why).
 //
@@ -30,8 +30,8 @@ namespace {
 struct ConvAttrs {
   ImageLayout layout;
   Padding padding = Padding::kValid;
-  std::vector<int64_t> strides;     // {h, w}
-  std::vector<int64_t> dilations;   // {h, w}
+  std::vector<int64_t> strides;                                     // {h, w}
+  std::vector<int64_t> dilations;                                   // {h, w}
   std::vector<int64_t> explicit_pads = std::vector<int64_t>(4, 0);  // {top, bottom, left, right}
 };
 
@@ -45,13 +45,12 @@ absl::Status ParseExplicitPaddings(const std::vector<int64_t>& pads, ConvAttrs* 
     return absl::OkStatus();
   }
   if (pads.size() != 8) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "explicit_paddings attribute must contain 8 values, but got: ", pads.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("explicit_paddings attribute must contain 8 values, but got: ", pads.size()));
   }
   for (int64_t p : pads) {
     if (p < 0) {
-      return absl::InvalidArgumentError(
-          "All elements of explicit_paddings must be nonnegative");
+      return absl::InvalidArgumentError("All elements of explicit_paddings must be nonnegative");
     }
   }
   const ImageLayout& l = attrs->layout;
@@ -105,7 +104,7 @@ absl::StatusOr<ConvGeometry> MakeGeometry(const ConvAttrs& a, const TensorShape&
                                           const TensorShape& filter) {
   if (input.dims() != 4) {
     return absl::InvalidArgumentError(
-        absl::StrCat("input must be 4-dimensional", input.DebugString()));
+        absl::StrCat("input must be 4-dimensional: ", input.DebugString()));
   }
   if (filter.dims() != 4) {
     return absl::InvalidArgumentError(
@@ -118,23 +117,31 @@ absl::StatusOr<ConvGeometry> MakeGeometry(const ConvAttrs& a, const TensorShape&
   g.out_depth = filter.dim_size(3);
   if (g.filter_depth <= 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat("filter depth must be stricly positive, got ", g.filter_depth));
+        absl::StrCat("filter depth must be strictly positive, got ", g.filter_depth));
   }
   if (g.in_depth % g.filter_depth != 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat("input depth must be evenly divisible by filter depth: ", g.in_depth,
-                     " vs ", g.filter_depth));
+        absl::StrCat("input depth must be evenly divisible by filter depth: ", g.in_depth, " vs ",
+                     g.filter_depth));
   }
   g.groups = g.in_depth / g.filter_depth;
   if (g.groups > 0 && g.out_depth % g.groups != 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat("output depth must be evenly divisible by number of groups: ",
-                     g.out_depth, " vs ", g.groups));
+        absl::StrCat("output depth must be evenly divisible by number of groups: ", g.out_depth,
+                     " vs ", g.groups));
   }
-  g.rows = {input.dim_size(a.layout.height), filter.dim_size(0), a.strides[0],
-            a.dilations[0], a.explicit_pads[0], a.explicit_pads[1]};
-  g.cols = {input.dim_size(a.layout.width), filter.dim_size(1), a.strides[1],
-            a.dilations[1], a.explicit_pads[2], a.explicit_pads[3]};
+  g.rows = {input.dim_size(a.layout.height),
+            filter.dim_size(0),
+            a.strides[0],
+            a.dilations[0],
+            a.explicit_pads[0],
+            a.explicit_pads[1]};
+  g.cols = {input.dim_size(a.layout.width),
+            filter.dim_size(1),
+            a.strides[1],
+            a.dilations[1],
+            a.explicit_pads[2],
+            a.explicit_pads[3]};
   DFLOW_RETURN_IF_ERROR(ComputeWindow(a.padding, &g.rows));
   DFLOW_RETURN_IF_ERROR(ComputeWindow(a.padding, &g.cols));
   return g;
@@ -154,15 +161,17 @@ absl::StatusOr<dnnl_memory_desc_t> FilterDesc(const ConvGeometry& g, bool any_la
   dnnl_dims_t d;
   for (size_t i = 0; i < dims.size(); ++i) d[i] = dims[i];
   dnnl_memory_desc_t md;
-  DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
-      dnnl_memory_desc_init_by_tag(&md, static_cast<int>(dims.size()), d, dnnl_f32,
-                                   dnnl_format_tag_any),
-      "dnnl_memory_desc_init_by_tag(any)"));
+  DFLOW_RETURN_IF_ERROR(
+      onednn::DnnlStatus(dnnl_memory_desc_init_by_tag(&md, static_cast<int>(dims.size()), d,
+                                                      dnnl_f32, dnnl_format_tag_any),
+                         "dnnl_memory_desc_init_by_tag(any)"));
   return md;
 }
 
-absl::StatusOr<std::shared_ptr<const onednn::Primitive>> MakeConvPrimitive(
-    const ConvAttrs& a, const ConvGeometry& g, int64_t n, dnnl_engine_t engine) {
+absl::StatusOr<std::shared_ptr<const onednn::Primitive>> MakeConvPrimitive(const ConvAttrs& a,
+                                                                           const ConvGeometry& g,
+                                                                           int64_t n,
+                                                                           dnnl_engine_t engine) {
   const bool nchw = a.layout.nchw;
   DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t src,
                          onednn::ImageDesc(n, g.in_depth, g.rows.input, g.cols.input, nchw));
@@ -177,8 +186,8 @@ absl::StatusOr<std::shared_ptr<const onednn::Primitive>> MakeConvPrimitive(
   dnnl_convolution_desc_t desc;
   DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
       dnnl_dilated_convolution_forward_desc_init(&desc, dnnl_forward_inference,
-                                                 dnnl_convolution_direct, &src, &weights,
-                                                 nullptr, &dst, strides, dilates, pad_l, pad_r),
+                                                 dnnl_convolution_direct, &src, &weights, nullptr,
+                                                 &dst, strides, dilates, pad_l, pad_r),
       "dnnl_dilated_convolution_forward_desc_init"));
   return onednn::MakePrimitive(&desc, engine);
 }
@@ -186,7 +195,10 @@ absl::StatusOr<std::shared_ptr<const onednn::Primitive>> MakeConvPrimitive(
 // What one shard size needs: the primitive and the filter in its layout.
 struct ConvPlan {
   std::shared_ptr<const onednn::Primitive> primitive;
-  std::shared_ptr<const onednn::PackedWeights> weights;
+  std::shared_ptr<const onednn::PackedWeights> packed;  // null: the filter as it is
+  const void* weights = nullptr;                        // packed or the filter's data
+
+  const dnnl_memory_desc_t* WeightsMd() const { return primitive->Md(dnnl_query_weights_md); }
 };
 
 class Conv2DOp : public OpKernel {
@@ -202,12 +214,9 @@ class Conv2DOp : public OpKernel {
     absl::StatusOr<ConvGeometry> geometry = MakeGeometry(attrs_, input.shape(), filter.shape());
     OP_REQUIRES(ctx, geometry.ok(), KernelError(*ctx, geometry.status().message()));
     const ConvGeometry& g = *geometry;
-    std::vector<int64_t> dims(4);
-    dims[attrs_.layout.batch] = g.batch;
-    dims[attrs_.layout.height] = g.rows.output;
-    dims[attrs_.layout.width] = g.cols.output;
-    dims[attrs_.layout.channel] = g.out_depth;
-    OP_ASSIGN_OR_RETURN(ctx, TensorShape out_shape, TensorShape::Make(dims));
+    OP_ASSIGN_OR_RETURN(ctx, TensorShape out_shape,
+                        TensorShape::Make(ImageDims(attrs_.layout, g.batch, g.rows.output,
+                                                    g.cols.output, g.out_depth)));
     OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, out_shape));
     if (out->NumElements() == 0) return;
     if (input.NumElements() == 0) {  // in_depth 0: an empty sum
@@ -218,48 +227,53 @@ class Conv2DOp : public OpKernel {
         onednn::SplitBatch(g.batch, g.FlopsPerImage(), onednn::NumThreads(ctx));
     // Plans for the (at most two) shard sizes, made here so that shards only execute.
     const int64_t last = g.batch - (split.shards - 1) * split.block;
-    OP_ASSIGN_OR_RETURN(ctx, ConvPlan full, Plan(g, split.block, filter));
+    OP_ASSIGN_OR_RETURN(ctx, ConvPlan full, Plan(g, split.block, filter, nullptr));
     ConvPlan rest = full;
     if (last != split.block) {
-      OP_ASSIGN_OR_RETURN(ctx, rest, Plan(g, last, filter));
+      OP_ASSIGN_OR_RETURN(ctx, rest, Plan(g, last, filter, &full));
     }
     const int64_t in_image = g.in_depth * g.rows.input * g.cols.input;
     const int64_t out_image = g.out_depth * g.rows.output * g.cols.output;
     const float* in_data = input.data<float>();
     float* out_data = out->data<float>();
-    OP_REQUIRES_OK(ctx, onednn::RunShards(
-                            ctx, g.batch, split, g.FlopsPerImage(),
-                            [&](int64_t first, int64_t n) {
-                              const ConvPlan& plan = n == split.block ? full : rest;
-                              const onednn::Primitive& p = *plan.primitive;
-                              return onednn::Execute(
-                                  p, engine_.get(),
-                                  {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md),
-                                    in_data + first * in_image},
-                                   {DNNL_ARG_WEIGHTS, &plan.weights->md, plan.weights->data},
-                                   {DNNL_ARG_DST, p.Md(dnnl_query_dst_md),
-                                    out_data + first * out_image}});
-                            }));
+    OP_REQUIRES_OK(
+        ctx,
+        onednn::RunShards(ctx, g.batch, split, g.FlopsPerImage(), [&](int64_t first, int64_t n) {
+          const ConvPlan& plan = n == split.block ? full : rest;
+          const onednn::Primitive& p = *plan.primitive;
+          return onednn::Execute(
+              p, engine_.get(),
+              {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), in_data + first * in_image},
+               {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
+               {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), out_data + first * out_image}});
+        }));
   }
 
  private:
-  absl::StatusOr<ConvPlan> Plan(const ConvGeometry& g, int64_t n, const Tensor& filter) {
+  // The plan for `n` images; `other` (a plan of this Compute for another shard size)
+  // lends its packed filter when the primitives want the same layout.
+  absl::StatusOr<ConvPlan> Plan(const ConvGeometry& g, int64_t n, const Tensor& filter,
+                                const ConvPlan* other) {
     ConvPlan plan;
-    DFLOW_ASSIGN_OR_RETURN(plan.primitive,
-                           primitives_.GetOrCreate(g.Key(n), [&] {
-                             return MakeConvPrimitive(attrs_, g, n, engine_.get());
-                           }));
+    DFLOW_ASSIGN_OR_RETURN(plan.primitive, primitives_.GetOrCreate(g.Key(n), [&] {
+      return MakeConvPrimitive(attrs_, g, n, engine_.get());
+    }));
+    if (other != nullptr && dnnl_memory_desc_equal(other->WeightsMd(), plan.WeightsMd())) {
+      plan.packed = other->packed;
+      plan.weights = other->weights;
+      return plan;
+    }
     DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t plain, FilterDesc(g, /*any_layout=*/false));
-    DFLOW_ASSIGN_OR_RETURN(plan.weights,
-                           weights_.Get(engine_.get(), filter, plain,
-                                        *plan.primitive->Md(dnnl_query_weights_md)));
+    DFLOW_ASSIGN_OR_RETURN(plan.packed,
+                           packed_filters_.Get(engine_.get(), filter, plain, *plan.WeightsMd()));
+    plan.weights = plan.packed != nullptr ? plan.packed->buffer.get() : filter.raw_data();
     return plan;
   }
 
   ConvAttrs attrs_;
   onednn::EnginePtr engine_;
   onednn::ShapeCache<onednn::Primitive> primitives_;
-  onednn::PackedWeightsCache weights_;
+  onednn::PackedWeightsCache packed_filters_;
 };
 
 }  // namespace

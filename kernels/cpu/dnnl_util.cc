@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "graph/status_macros.h"
 #include "runtime/thread_pool.h"
 
 namespace dflow {
@@ -32,13 +33,20 @@ using AttrPtr = std::unique_ptr<dnnl_primitive_attr, AttrDeleter>;
 
 const char* StatusName(dnnl_status_t status) {
   switch (status) {
-    case dnnl_out_of_memory: return "out of memory";
-    case dnnl_invalid_arguments: return "invalid arguments";
-    case dnnl_unimplemented: return "unimplemented";
-    case dnnl_iterator_ends: return "iterator ends";
-    case dnnl_runtime_error: return "runtime error";
-    case dnnl_not_required: return "not required";
-    default: return "unknown status";
+    case dnnl_out_of_memory:
+      return "out of memory";
+    case dnnl_invalid_arguments:
+      return "invalid arguments";
+    case dnnl_unimplemented:
+      return "unimplemented";
+    case dnnl_iterator_ends:
+      return "iterator ends";
+    case dnnl_runtime_error:
+      return "runtime error";
+    case dnnl_not_required:
+      return "not required";
+    default:
+      return "unknown status";
   }
 }
 
@@ -51,22 +59,21 @@ absl::StatusOr<MemoryPtr> WrapMemory(const dnnl_memory_desc_t* md, dnnl_engine_t
                                      const void* data) {
   dnnl_memory_t memory = nullptr;
   // oneDNN takes a non-const handle for every argument; inputs are only read.
-  absl::Status status = DnnlStatus(
-      dnnl_memory_create(&memory, md, engine, const_cast<void*>(data)), "dnnl_memory_create");
+  absl::Status status = DnnlStatus(dnnl_memory_create(&memory, md, engine, const_cast<void*>(data)),
+                                   "dnnl_memory_create");
   if (!status.ok()) return status;
   return MemoryPtr(memory);
 }
 
 // `src` (in `src_md`) reordered into a new buffer laid out as `dst_md`.
 absl::StatusOr<std::shared_ptr<void>> Reorder(dnnl_engine_t engine,
-                                              const dnnl_memory_desc_t& src_md,
-                                              const void* src,
+                                              const dnnl_memory_desc_t& src_md, const void* src,
                                               const dnnl_memory_desc_t& dst_md) {
   UseOneOpenMPThread();
   dnnl_primitive_desc_t pd = nullptr;
-  absl::Status status = DnnlStatus(
-      dnnl_reorder_primitive_desc_create(&pd, &src_md, engine, &dst_md, engine, nullptr),
-      "dnnl_reorder_primitive_desc_create");
+  absl::Status status =
+      DnnlStatus(dnnl_reorder_primitive_desc_create(&pd, &src_md, engine, &dst_md, engine, nullptr),
+                 "dnnl_reorder_primitive_desc_create");
   if (!status.ok()) return status;
   Primitive reorder;
   reorder.pd.reset(pd);
@@ -76,8 +83,8 @@ absl::StatusOr<std::shared_ptr<void>> Reorder(dnnl_engine_t engine,
   reorder.primitive.reset(primitive);
   std::shared_ptr<void> dst = AlignedAlloc(dnnl_memory_desc_get_size(&dst_md));
   if (dst == nullptr) return absl::ResourceExhaustedError("no memory for reordered weights");
-  status = Execute(reorder, engine,
-                   {{DNNL_ARG_FROM, &src_md, src}, {DNNL_ARG_TO, &dst_md, dst.get()}});
+  status =
+      Execute(reorder, engine, {{DNNL_ARG_FROM, &src_md, src}, {DNNL_ARG_TO, &dst_md, dst.get()}});
   if (!status.ok()) return status;
   return dst;
 }
@@ -86,9 +93,8 @@ absl::StatusOr<std::shared_ptr<void>> Reorder(dnnl_engine_t engine,
 
 absl::Status DnnlStatus(dnnl_status_t status, const char* what) {
   if (status == dnnl_success) return absl::OkStatus();
-  return absl::InternalError(absl::StrCat(what, " failed: oneDNN status ",
-                                          static_cast<int>(status), " (", StatusName(status),
-                                          ")"));
+  return absl::InternalError(absl::StrCat(what, " failed: oneDNN status ", static_cast<int>(status),
+                                          " (", StatusName(status), ")"));
 }
 
 void UseOneOpenMPThread() {
@@ -122,9 +128,9 @@ absl::StatusOr<dnnl_memory_desc_t> ImageDesc(int64_t n, int64_t c, int64_t h, in
                                              bool nchw) {
   const dnnl_dims_t dims = {n, c, h, w};
   dnnl_memory_desc_t md;
-  absl::Status status = DnnlStatus(
-      dnnl_memory_desc_init_by_tag(&md, 4, dims, dnnl_f32, nchw ? dnnl_nchw : dnnl_nhwc),
-      "dnnl_memory_desc_init_by_tag");
+  absl::Status status =
+      DnnlStatus(dnnl_memory_desc_init_by_tag(&md, 4, dims, dnnl_f32, nchw ? dnnl_nchw : dnnl_nhwc),
+                 "dnnl_memory_desc_init_by_tag");
   if (!status.ok()) return status;
   return md;
 }
@@ -135,8 +141,7 @@ const dnnl_memory_desc_t* Primitive::Md(dnnl_query_t what) const {
 
 std::string Primitive::Implementation() const {
   const char* name = nullptr;
-  if (dnnl_primitive_desc_query(pd.get(), dnnl_query_impl_info_str, 0, &name) !=
-          dnnl_success ||
+  if (dnnl_primitive_desc_query(pd.get(), dnnl_query_impl_info_str, 0, &name) != dnnl_success ||
       name == nullptr) {
     return "unknown";
   }
@@ -152,8 +157,9 @@ absl::StatusOr<std::shared_ptr<const Primitive>> MakePrimitive(const_dnnl_op_des
       DnnlStatus(dnnl_primitive_attr_create(&raw_attr), "dnnl_primitive_attr_create");
   if (!status.ok()) return status;
   AttrPtr attr(raw_attr);
-  status = DnnlStatus(dnnl_primitive_attr_set_scratchpad_mode(attr.get(), dnnl_scratchpad_mode_user),
-                      "dnnl_primitive_attr_set_scratchpad_mode");
+  status =
+      DnnlStatus(dnnl_primitive_attr_set_scratchpad_mode(attr.get(), dnnl_scratchpad_mode_user),
+                 "dnnl_primitive_attr_set_scratchpad_mode");
   if (!status.ok()) return status;
   auto p = std::make_shared<Primitive>();
   dnnl_primitive_desc_t pd = nullptr;
@@ -199,8 +205,7 @@ absl::Status Execute(const Primitive& p, dnnl_engine_t engine,
   if (!status.ok()) return status;
   StreamPtr stream(raw_stream);
   status = DnnlStatus(dnnl_primitive_execute(p.primitive.get(), stream.get(),
-                                             static_cast<int>(exec_args.size()),
-                                             exec_args.data()),
+                                             static_cast<int>(exec_args.size()), exec_args.data()),
                       "dnnl_primitive_execute");
   if (!status.ok()) return status;
   return DnnlStatus(dnnl_stream_wait(stream.get()), "dnnl_stream_wait");
@@ -209,27 +214,24 @@ absl::Status Execute(const Primitive& p, dnnl_engine_t engine,
 absl::StatusOr<std::shared_ptr<const PackedWeights>> PackedWeightsCache::Get(
     dnnl_engine_t engine, const Tensor& source, const dnnl_memory_desc_t& plain_md,
     const dnnl_memory_desc_t& packed_md) {
+  if (dnnl_memory_desc_equal(&plain_md, &packed_md)) return nullptr;
+  const char* values = static_cast<const char*>(source.raw_data());
+  const size_t bytes = source.TotalBytes();
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& e : entries_) {
-      if (e->source.buffer() == source.buffer() && e->source.shape() == source.shape() &&
-          dnnl_memory_desc_equal(&e->md, &packed_md)) {
+      if (dnnl_memory_desc_equal(&e->md, &packed_md) &&
+          dnnl_memory_desc_equal(&e->plain_md, &plain_md) && e->plain.size() == bytes &&
+          std::memcmp(e->plain.data(), values, bytes) == 0) {
         return e;
       }
     }
   }
   auto packed = std::make_shared<PackedWeights>();
-  packed->source = source;
+  packed->plain_md = plain_md;
   packed->md = packed_md;
-  if (dnnl_memory_desc_equal(&plain_md, &packed_md)) {
-    packed->data = source.raw_data();
-  } else {
-    absl::StatusOr<std::shared_ptr<void>> buffer =
-        Reorder(engine, plain_md, source.raw_data(), packed_md);
-    if (!buffer.ok()) return buffer.status();
-    packed->buffer = *std::move(buffer);
-    packed->data = packed->buffer.get();
-  }
+  packed->plain.assign(values, values + bytes);
+  DFLOW_ASSIGN_OR_RETURN(packed->buffer, Reorder(engine, plain_md, values, packed_md));
   std::lock_guard<std::mutex> lock(mu_);
   if (entries_.size() >= kMaxEntries) entries_.erase(entries_.begin());
   entries_.push_back(packed);
@@ -262,8 +264,7 @@ absl::Status RunShards(OpKernelContext* ctx, int64_t n, const BatchSplit& split,
                            [&](int64_t begin, int64_t end) {
                              for (int64_t s = begin; s < end; ++s) {
                                const int64_t first = s * split.block;
-                               absl::Status shard =
-                                   fn(first, std::min(split.block, n - first));
+                               absl::Status shard = fn(first, std::min(split.block, n - first));
                                if (!shard.ok()) {
                                  std::lock_guard<std::mutex> lock(mu);
                                  status.Update(shard);

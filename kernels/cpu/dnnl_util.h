@@ -61,8 +61,7 @@ absl::StatusOr<EnginePtr> MakeCpuEngine();
 absl::StatusOr<dnnl_memory_desc_t> StridedDesc(const std::vector<int64_t>& dims,
                                                const std::vector<int64_t>& strides);
 // A 4-D f32 image descriptor, dims {N, C, H, W}, laid out NHWC or NCHW.
-absl::StatusOr<dnnl_memory_desc_t> ImageDesc(int64_t n, int64_t c, int64_t h, int64_t w,
-                                             bool nchw);
+absl::StatusOr<dnnl_memory_desc_t> ImageDesc(int64_t n, int64_t c, int64_t h, int64_t w, bool nchw);
 
 // A created primitive and its descriptor; immutable once built, shared by the threads
 // that execute it.
@@ -90,8 +89,7 @@ struct ExecArg {
 };
 
 // Runs `p` on the calling thread (1-thread OpenMP team) and waits for it.
-absl::Status Execute(const Primitive& p, dnnl_engine_t engine,
-                     std::initializer_list<ExecArg> args);
+absl::Status Execute(const Primitive& p, dnnl_engine_t engine, std::initializer_list<ExecArg> args);
 
 // A shape-keyed cache of immutable values (primitives), guarded by a mutex because
 // Compute runs concurrently. A kernel sees few shapes; past kMaxEntries it starts over,
@@ -122,24 +120,26 @@ class ShapeCache {
   absl::flat_hash_map<Key, std::shared_ptr<const V>> map_ ABSL_GUARDED_BY(mu_);
 };
 
-// A weights tensor in a primitive's preferred layout. `source` holds a reference to the
-// original buffer, which keeps that buffer (and so its address, the cache key) from
-// being reused while the entry lives, and keeps it from being forwarded and overwritten
-// in place by a consumer (ForwardInputToOutput needs the sole reference).
+// Weights in a primitive's preferred layout, with a copy of the plain values they were
+// made from (to recognise them again).
 struct PackedWeights {
-  Tensor source;
+  dnnl_memory_desc_t plain_md;
   dnnl_memory_desc_t md;
+  std::vector<char> plain;       // the source values, plain layout
   std::shared_ptr<void> buffer;  // the reordered data, 64-byte aligned
-  const void* data = nullptr;    // buffer.get(), or the source's data when no reorder
 };
 
-// Reordered weights per (weights buffer, target layout), built once: a frozen graph's
-// filter is a Const whose buffer stays the same across steps. A new buffer (a filter
-// computed each step) is reordered again and replaces older entries beyond a few.
-// Thread-safe.
+// Reordered weights, built once per distinct weights value: a frozen graph's filter is a
+// Const with the same values every step. An entry is found by comparing the incoming
+// values with its plain copy (one memcmp, far cheaper than a reorder and negligible next
+// to the convolution), not by buffer address alone: a variable's buffer can be updated
+// in place (Assign, ApplyGradientDescent on a RefSlot), and a stale packed filter would
+// give silently wrong results. New values (a filter computed each step, a trained
+// variable) are reordered again and replace older entries beyond a few. Thread-safe.
 class PackedWeightsCache {
  public:
-  // `source` (described by `plain_md`) in `packed_md`'s layout.
+  // The packed form of `source` (plain float data laid out as `plain_md`) in
+  // `packed_md`'s layout, or nullptr when the layouts are equal (use `source` itself).
   absl::StatusOr<std::shared_ptr<const PackedWeights>> Get(dnnl_engine_t engine,
                                                            const Tensor& source,
                                                            const dnnl_memory_desc_t& plain_md,

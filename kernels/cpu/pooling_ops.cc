@@ -30,8 +30,8 @@ absl::StatusOr<PoolWindow> ParsePoolWindow(const std::vector<int64_t>& ksize,
                                            const std::vector<int64_t>& strides,
                                            const ImageLayout& layout) {
   if (ksize.size() != 4) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Sliding window ksize field must specify 4 dimensions, got ", ksize.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Sliding window ksize field must specify 4 dimensions, got ", ksize.size()));
   }
   if (strides.size() != 4) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -77,8 +77,7 @@ struct PoolGeometry {
   }
   // The primitive cache key for `n` images; the window is part of it (MaxPoolV2).
   std::vector<int64_t> Key(int64_t n) const {
-    return {n,          depth,         rows.input,  cols.input,  rows.size,
-            cols.size,  rows.stride,   cols.stride};
+    return {n, depth, rows.input, cols.input, rows.size, cols.size, rows.stride, cols.stride};
   }
 };
 
@@ -105,12 +104,9 @@ class PoolOp : public OpKernel {
     absl::StatusOr<PoolGeometry> geometry = Geometry(*ctx);
     OP_REQUIRES(ctx, geometry.ok(), KernelError(*ctx, geometry.status().message()));
     const PoolGeometry& g = *geometry;
-    std::vector<int64_t> dims(4);
-    dims[layout_.batch] = g.batch;
-    dims[layout_.height] = g.rows.output;
-    dims[layout_.width] = g.cols.output;
-    dims[layout_.channel] = g.depth;
-    OP_ASSIGN_OR_RETURN(ctx, TensorShape out_shape, TensorShape::Make(dims));
+    OP_ASSIGN_OR_RETURN(
+        ctx, TensorShape out_shape,
+        TensorShape::Make(ImageDims(layout_, g.batch, g.rows.output, g.cols.output, g.depth)));
     OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, out_shape));
     if (out->NumElements() == 0) return;
     const onednn::BatchSplit split =
@@ -125,17 +121,15 @@ class PoolOp : public OpKernel {
     const int64_t out_image = g.depth * g.rows.output * g.cols.output;
     const float* in_data = ctx->input(0).data<float>();
     float* out_data = out->data<float>();
-    OP_REQUIRES_OK(ctx, onednn::RunShards(ctx, g.batch, split, g.FlopsPerImage(),
-                                          [&](int64_t first, int64_t n) {
-                                            const onednn::Primitive& p =
-                                                n == split.block ? *full : *rest;
-                                            return onednn::Execute(
-                                                p, engine_.get(),
-                                                {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md),
-                                                  in_data + first * in_image},
-                                                 {DNNL_ARG_DST, p.Md(dnnl_query_dst_md),
-                                                  out_data + first * out_image}});
-                                          }));
+    OP_REQUIRES_OK(
+        ctx,
+        onednn::RunShards(ctx, g.batch, split, g.FlopsPerImage(), [&](int64_t first, int64_t n) {
+          const onednn::Primitive& p = n == split.block ? *full : *rest;
+          return onednn::Execute(
+              p, engine_.get(),
+              {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), in_data + first * in_image},
+               {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), out_data + first * out_image}});
+        }));
   }
 
  private:
@@ -143,7 +137,7 @@ class PoolOp : public OpKernel {
     const TensorShape& input = ctx.input(0).shape();
     if (input.dims() != 4) {
       return absl::InvalidArgumentError(
-          absl::StrCat("input must be 4-dimensional", input.DebugString()));
+          absl::StrCat("input must be 4-dimensional: ", input.DebugString()));
     }
     PoolWindow window = window_;
     if (window_from_inputs_) {
@@ -163,24 +157,25 @@ class PoolOp : public OpKernel {
 
   absl::StatusOr<std::shared_ptr<const onednn::Primitive>> Primitive(const PoolGeometry& g,
                                                                      int64_t n) {
-    return primitives_.GetOrCreate(g.Key(n), [&]() -> absl::StatusOr<std::shared_ptr<const onednn::Primitive>> {
-      DFLOW_ASSIGN_OR_RETURN(
-          dnnl_memory_desc_t src,
-          onednn::ImageDesc(n, g.depth, g.rows.input, g.cols.input, layout_.nchw));
-      DFLOW_ASSIGN_OR_RETURN(
-          dnnl_memory_desc_t dst,
-          onednn::ImageDesc(n, g.depth, g.rows.output, g.cols.output, layout_.nchw));
-      const dnnl_dims_t strides = {g.rows.stride, g.cols.stride};
-      const dnnl_dims_t kernel = {g.rows.size, g.cols.size};
-      const dnnl_dims_t pad_l = {g.rows.pad_before, g.cols.pad_before};
-      const dnnl_dims_t pad_r = {g.rows.pad_after, g.cols.pad_after};
-      dnnl_pooling_desc_t desc;
-      DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
-          dnnl_pooling_forward_desc_init(&desc, dnnl_forward_inference, algorithm_, &src,
-                                         &dst, strides, kernel, pad_l, pad_r),
-          "dnnl_pooling_forward_desc_init"));
-      return onednn::MakePrimitive(&desc, engine_.get());
-    });
+    return primitives_.GetOrCreate(
+        g.Key(n), [&]() -> absl::StatusOr<std::shared_ptr<const onednn::Primitive>> {
+          DFLOW_ASSIGN_OR_RETURN(
+              dnnl_memory_desc_t src,
+              onednn::ImageDesc(n, g.depth, g.rows.input, g.cols.input, layout_.nchw));
+          DFLOW_ASSIGN_OR_RETURN(
+              dnnl_memory_desc_t dst,
+              onednn::ImageDesc(n, g.depth, g.rows.output, g.cols.output, layout_.nchw));
+          const dnnl_dims_t strides = {g.rows.stride, g.cols.stride};
+          const dnnl_dims_t kernel = {g.rows.size, g.cols.size};
+          const dnnl_dims_t pad_l = {g.rows.pad_before, g.cols.pad_before};
+          const dnnl_dims_t pad_r = {g.rows.pad_after, g.cols.pad_after};
+          dnnl_pooling_desc_t desc;
+          DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
+              dnnl_pooling_forward_desc_init(&desc, dnnl_forward_inference, algorithm_, &src, &dst,
+                                             strides, kernel, pad_l, pad_r),
+              "dnnl_pooling_forward_desc_init"));
+          return onednn::MakePrimitive(&desc, engine_.get());
+        });
   }
 
   const dnnl_alg_kind_t algorithm_;
@@ -203,13 +198,12 @@ absl::Status RegisterPoolingKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(
       registry->Register(KernelDefBuilder("MaxPool").Device("CPU").TypeConstraint<float>("T"),
                          MakePool<dnnl_pooling_max, false>));
-  DFLOW_RETURN_IF_ERROR(registry->Register(
-      KernelDefBuilder("MaxPoolV2")
-          .Device("CPU")
-          .TypeConstraint<float>("T")
-          .HostMemory("ksize")
-          .HostMemory("strides"),
-      MakePool<dnnl_pooling_max, true>));
+  DFLOW_RETURN_IF_ERROR(registry->Register(KernelDefBuilder("MaxPoolV2")
+                                               .Device("CPU")
+                                               .TypeConstraint<float>("T")
+                                               .HostMemory("ksize")
+                                               .HostMemory("strides"),
+                                           MakePool<dnnl_pooling_max, true>));
   DFLOW_RETURN_IF_ERROR(
       registry->Register(KernelDefBuilder("AvgPool").Device("CPU").TypeConstraint<float>("T"),
                          MakePool<dnnl_pooling_avg_exclude_padding, false>));

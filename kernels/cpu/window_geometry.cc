@@ -19,11 +19,21 @@ absl::StatusOr<ImageLayout> ParseDataFormat(const std::string& format) {
   return absl::InvalidArgumentError(absl::StrCat("Unsupported data_format '", format, "'"));
 }
 
+std::vector<int64_t> ImageDims(const ImageLayout& layout, int64_t batch, int64_t height,
+                               int64_t width, int64_t channels) {
+  std::vector<int64_t> dims(4);
+  dims[layout.batch] = batch;
+  dims[layout.height] = height;
+  dims[layout.width] = width;
+  dims[layout.channel] = channels;
+  return dims;
+}
+
 absl::Status ComputeWindow(Padding padding, WindowDim* dim) {
   if (dim->stride <= 0 || dim->dilation <= 0 || dim->size <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Window size, stride and dilation must be positive, got size ", dim->size,
-        ", stride ", dim->stride, ", dilation ", dim->dilation));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Window size, stride and dilation must be positive, got size ", dim->size,
+                     ", stride ", dim->stride, ", dilation ", dim->dilation));
   }
   const int64_t effective = (dim->size - 1) * dim->dilation + 1;
   switch (padding) {
@@ -32,8 +42,8 @@ absl::Status ComputeWindow(Padding padding, WindowDim* dim) {
       dim->output = (dim->input - effective + dim->stride) / dim->stride;
       break;
     case Padding::kExplicit:
-      dim->output = (dim->input + dim->pad_before + dim->pad_after - effective + dim->stride) /
-                    dim->stride;
+      dim->output =
+          (dim->input + dim->pad_before + dim->pad_after - effective + dim->stride) / dim->stride;
       break;
     case Padding::kSame: {
       dim->output = (dim->input + dim->stride - 1) / dim->stride;
@@ -53,25 +63,24 @@ absl::Status ComputeWindow(Padding padding, WindowDim* dim) {
 }
 
 absl::StatusOr<std::vector<int64_t>> SpatialPairFromFour(const std::vector<int64_t>& values,
-                                                        const ImageLayout& layout,
-                                                        const std::string& what) {
+                                                         const ImageLayout& layout,
+                                                         const std::string& what) {
   if (values.size() != 4) {
-    return absl::InvalidArgumentError(absl::StrCat("Sliding window ", what,
-                                                   " field must specify 4 dimensions, got ",
-                                                   values.size()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Sliding window ", what, " field must specify 4 dimensions, got ", values.size()));
   }
   if (values[layout.batch] != 1 || values[layout.channel] != 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("Current implementation does not yet support ", what,
-                     " in the batch and depth dimensions (got [", values[0], ",", values[1],
-                     ",", values[2], ",", values[3], "])"));
+                     " in the batch and depth dimensions (got [", values[0], ",", values[1], ",",
+                     values[2], ",", values[3], "])"));
   }
   const int64_t h = values[layout.height];
   const int64_t w = values[layout.width];
   if (h <= 0 || w <= 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Sliding window ", what, " must be positive, got [", values[0], ",",
-                     values[1], ",", values[2], ",", values[3], "]"));
+    return absl::InvalidArgumentError(absl::StrCat("Sliding window ", what,
+                                                   " must be positive, got [", values[0], ",",
+                                                   values[1], ",", values[2], ",", values[3], "]"));
   }
   return std::vector<int64_t>{h, w};
 }

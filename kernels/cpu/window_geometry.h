@@ -30,6 +30,10 @@ struct ImageLayout {
 // "NHWC" or "NCHW".
 absl::StatusOr<ImageLayout> ParseDataFormat(const std::string& format);
 
+// The dims of a 4-D image batch tensor in `layout`'s order.
+std::vector<int64_t> ImageDims(const ImageLayout& layout, int64_t batch, int64_t height,
+                               int64_t width, int64_t channels);
+
 // One spatial dim of a sliding window. The caller sets the inputs; ComputeWindow sets
 // `output` and, for SAME, the pads (TF puts the odd pad after).
 struct WindowDim {
@@ -50,8 +54,8 @@ absl::Status ComputeWindow(Padding padding, WindowDim* dim);
 // entries must be 1 and spatial entries positive; returns {height value, width value}.
 // `what` names the attr in errors ("strides").
 absl::StatusOr<std::vector<int64_t>> SpatialPairFromFour(const std::vector<int64_t>& values,
-                                                        const ImageLayout& layout,
-                                                        const std::string& what);
+                                                         const ImageLayout& layout,
+                                                         const std::string& what);
 
 }  // namespace dflow
 

@@ -1,10 +1,9 @@
 // Conv2D CPU kernel (oneDNN, kernels/cpu/conv_ops.cc) against a naive convolution
 // written here, TensorFlow's own numbers, and TF's error cases.
+#include <catch2/catch.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "kernels/cpu/register_cpu_kernels.h"
 #include "tests/kernels/cpu/conv_test_util.h"
@@ -26,7 +25,7 @@ const KernelRegistry& Registry() { return testing::TestKernelRegistry(RegisterCo
 
 // A Conv2D call, NHWC sizes; pads {top, bottom, left, right} for EXPLICIT.
 struct ConvCase {
-  int64_t n, h, w, c;     // input
+  int64_t n, h, w, c;      // input
   int64_t fh, fw, fc, oc;  // filter [fh, fw, fc, oc]; c / fc groups
   std::string padding;
   int64_t sh = 1, sw = 1, dh = 1, dw = 1;
@@ -39,8 +38,7 @@ struct ConvResult {
 };
 
 // The convolution by definition: sum over the window, skipping padded positions.
-ConvResult NaiveConv(const ConvCase& k, const std::vector<float>& x,
-                     const std::vector<float>& f) {
+ConvResult NaiveConv(const ConvCase& k, const std::vector<float>& x, const std::vector<float>& f) {
   const RefWindow rows = RefWindowFor(k.padding, k.h, k.fh, k.sh, k.dh, k.pads[0], k.pads[1]);
   const RefWindow cols = RefWindowFor(k.padding, k.w, k.fw, k.sw, k.dw, k.pads[2], k.pads[3]);
   const int64_t groups = k.c / k.fc, oc_per_group = k.oc / groups;
@@ -92,16 +90,16 @@ OpTester ConvTester(const ConvCase& k, bool nchw) {
 // Runs the kernel (NHWC or NCHW) on random data and compares with NaiveConv.
 void CheckAgainstNaive(const ConvCase& k, bool nchw, uint32_t seed) {
   INFO("case n=" << k.n << " " << k.h << "x" << k.w << "x" << k.c << " filter " << k.fh << "x"
-                 << k.fw << "x" << k.fc << "x" << k.oc << " " << k.padding << " s" << k.sh
-                 << "," << k.sw << " d" << k.dh << "," << k.dw << (nchw ? " NCHW" : " NHWC"));
+                 << k.fw << "x" << k.fc << "x" << k.oc << " " << k.padding << " s" << k.sh << ","
+                 << k.sw << " d" << k.dh << "," << k.dw << (nchw ? " NCHW" : " NHWC"));
   const std::vector<float> x = RandomValues(k.n * k.h * k.w * k.c, seed);
   const std::vector<float> f = RandomValues(k.fh * k.fw * k.fc * k.oc, seed + 1);
   const ConvResult want = NaiveConv(k, x, f);
-  Tensor input = nchw ? Filled<float>({k.n, k.c, k.h, k.w},
-                                      testing::NhwcToNchw(x, k.n, k.h, k.w, k.c))
-                      : Filled<float>({k.n, k.h, k.w, k.c}, x);
-  auto out = ConvTester(k, nchw).Input(input).Input(Filled<float>({k.fh, k.fw, k.fc, k.oc}, f))
-                 .RunOne();
+  Tensor input =
+      nchw ? Filled<float>({k.n, k.c, k.h, k.w}, testing::NhwcToNchw(x, k.n, k.h, k.w, k.c))
+           : Filled<float>({k.n, k.h, k.w, k.c}, x);
+  auto out =
+      ConvTester(k, nchw).Input(input).Input(Filled<float>({k.fh, k.fw, k.fc, k.oc}, f)).RunOne();
   REQUIRE(out.ok());
   const std::vector<int64_t>& s = want.shape;
   std::vector<int64_t> want_dims = nchw ? std::vector<int64_t>{s[0], s[3], s[1], s[2]} : s;
@@ -128,9 +126,9 @@ TEST_CASE("Conv2D matches numbers computed by TensorFlow") {
     REQUIRE(out.ok());
     CHECK(out->shape() == TensorShape({1, 3, 3, 3}));
     CheckNear(Values<float>(*out),
-              {-0.75f, 1.15f, 0.025f, -0.925f, -0.325f, 0.55f, -0.825f, -0.0249999f, -0.875f,
-               -0.5f,  0.4f,  -0.9f,  0.275f,  0.8f,    0.5f,  0.6f,    -2.15f,     1.425f,
-               0.775f, -0.8f, -0.175f, 0.95f,  0.15f,   -0.65f, 0.9f,   0.7f,       0.5f},
+              {-0.75f, 1.15f, 0.025f,  -0.925f, -0.325f, 0.55f,  -0.825f, -0.0249999f, -0.875f,
+               -0.5f,  0.4f,  -0.9f,   0.275f,  0.8f,    0.5f,   0.6f,    -2.15f,      1.425f,
+               0.775f, -0.8f, -0.175f, 0.95f,   0.15f,   -0.65f, 0.9f,    0.7f,        0.5f},
               1e-5);
   }
   SECTION("EXPLICIT pads [[0,0],[1,0],[0,2],[0,0]] with dilations [1,2,1,1]") {
@@ -145,12 +143,12 @@ TEST_CASE("Conv2D matches numbers computed by TensorFlow") {
                    .RunOne();
     REQUIRE(out.ok());
     CHECK(out->shape() == TensorShape({1, 2, 5, 3}));
-    CheckNear(Values<float>(*out),
-              {1.25f,  -1.2f,   -0.0750001f, 0.85f,   0.475f, -0.175f, 1.75f,  -0.125f,
-               1.025f, 0.75f,   -1.0f,       0.825f,  -0.75f, 0.975f,  -0.6f,  1.0f,
-               -0.75f, -0.575f, 0.2f,        0.725f,  -0.95f, -1.575f, 1.225f, -2.3f,
-               -1.375f, 1.075f, -2.25f,      0.35f,   0.575f, -0.3f},
-              1e-5);
+    CheckNear(
+        Values<float>(*out),
+        {1.25f,  -1.2f,   -0.0750001f, 0.85f,  0.475f,  -0.175f, 1.75f,  -0.125f, 1.025f, 0.75f,
+         -1.0f,  0.825f,  -0.75f,      0.975f, -0.6f,   1.0f,    -0.75f, -0.575f, 0.2f,   0.725f,
+         -0.95f, -1.575f, 1.225f,      -2.3f,  -1.375f, 1.075f,  -2.25f, 0.35f,   0.575f, -0.3f},
+        1e-5);
   }
 }
 
@@ -167,8 +165,8 @@ TEST_CASE("Conv2D matches a naive convolution, NHWC and NCHW") {
       {3, 6, 5, 3, 1, 1, 3, 2, "VALID", 2, 2},  // 1x1 strided
       {2, 6, 7, 3, 3, 3, 3, 4, "EXPLICIT", 1, 1, 1, 1, {1, 2, 0, 3}},
       {1, 6, 7, 2, 2, 2, 2, 3, "EXPLICIT", 2, 1, 1, 2, {3, 0, 1, 1}},
-      {1, 4, 4, 1, 5, 5, 1, 2, "SAME"},         // filter larger than input
-      {4, 12, 12, 16, 3, 3, 16, 32, "SAME"},    // blocked channels
+      {1, 4, 4, 1, 5, 5, 1, 2, "SAME"},       // filter larger than input
+      {4, 12, 12, 16, 3, 3, 16, 32, "SAME"},  // blocked channels
       {2, 8, 8, 6, 3, 3, 6, 16, "SAME", 2, 2},
   };
   uint32_t seed = 1;
@@ -211,8 +209,7 @@ TEST_CASE("Conv2D with an empty output") {
 absl::Status ConvError(const std::vector<int64_t>& input, const std::vector<int64_t>& filter,
                        const std::vector<std::pair<std::string, AttrValue>>& attrs) {
   OpTester t("Conv2D", Registry());
-  t.Attr("T", DT_FLOAT).Attr("padding", "VALID").Attr("strides",
-                                                      std::vector<int64_t>{1, 1, 1, 1});
+  t.Attr("T", DT_FLOAT).Attr("padding", "VALID").Attr("strides", std::vector<int64_t>{1, 1, 1, 1});
   for (const auto& [name, value] : attrs) t.Attr(name, value);
   int64_t in_count = 1, f_count = 1;
   for (int64_t d : input) in_count *= d;
@@ -289,8 +286,8 @@ TEST_CASE("One Conv2D kernel serves new shapes and new filters (its caches)") {
     INFO("seed " << seed);
     const std::vector<float> x = RandomValues(k.n * k.h * k.w * k.c, seed);
     const std::vector<float> f = RandomValues(k.fh * k.fw * k.fc * k.oc, seed + 1);
-    auto out = conv.Run({Filled<float>({k.n, k.h, k.w, k.c}, x),
-                         Filled<float>({k.fh, k.fw, k.fc, k.oc}, f)});
+    auto out = conv.Run(
+        {Filled<float>({k.n, k.h, k.w, k.c}, x), Filled<float>({k.fh, k.fw, k.fc, k.oc}, f)});
     REQUIRE(out.ok());
     CheckNear(Values<float>(*out), NaiveConv(k, x, f).values, 1e-4);
     seed += 2;
@@ -305,6 +302,15 @@ TEST_CASE("One Conv2D kernel serves new shapes and new filters (its caches)") {
     REQUIRE(out.ok());
     CheckNear(Values<float>(*out), NaiveConv(k, x, f).values, 1e-4);
   }
+  // That buffer updated in place, as Assign or ApplyGradientDescent do to a variable:
+  // the kernel must not keep using the filter it reordered before.
+  std::vector<float> updated = f;
+  updated[5] += 0.5f;
+  filter.flat<float>()[5] = updated[5];
+  const std::vector<float> x = RandomValues(3 * 5 * 5 * 3, 60);
+  auto out = conv.Run({Filled<float>({3, 5, 5, 3}, x), filter});
+  REQUIRE(out.ok());
+  CheckNear(Values<float>(*out), NaiveConv(k, x, updated).values, 1e-4);
 }
 
 TEST_CASE("One Conv2D kernel computes correctly from several threads at once") {

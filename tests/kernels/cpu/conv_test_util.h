@@ -5,13 +5,12 @@
 #define DFLOW_TESTS_KERNELS_CPU_CONV_TEST_UTIL_H_
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
@@ -28,9 +27,8 @@ struct RefWindow {
 };
 
 // padding: "SAME", "VALID" or "EXPLICIT" (then pad_before/pad_after are used).
-inline RefWindow RefWindowFor(const std::string& padding, int64_t in, int64_t size,
-                              int64_t stride, int64_t dilation, int64_t pad_before = 0,
-                              int64_t pad_after = 0) {
+inline RefWindow RefWindowFor(const std::string& padding, int64_t in, int64_t size, int64_t stride,
+                              int64_t dilation, int64_t pad_before = 0, int64_t pad_after = 0) {
   const int64_t eff = (size - 1) * dilation + 1;
   if (padding == "SAME") {
     const int64_t out = (in + stride - 1) / stride;
@@ -57,8 +55,8 @@ inline std::vector<float> Sequence(int64_t count, int a, int m, int off, float s
   return v;
 }
 
-inline std::vector<float> NhwcToNchw(const std::vector<float>& x, int64_t n, int64_t h,
-                                     int64_t w, int64_t c) {
+inline std::vector<float> NhwcToNchw(const std::vector<float>& x, int64_t n, int64_t h, int64_t w,
+                                     int64_t c) {
   std::vector<float> y(x.size());
   for (int64_t b = 0; b < n; ++b)
     for (int64_t i = 0; i < h; ++i)
@@ -68,8 +66,8 @@ inline std::vector<float> NhwcToNchw(const std::vector<float>& x, int64_t n, int
   return y;
 }
 
-inline std::vector<float> NchwToNhwc(const std::vector<float>& x, int64_t n, int64_t c,
-                                     int64_t h, int64_t w) {
+inline std::vector<float> NchwToNhwc(const std::vector<float>& x, int64_t n, int64_t c, int64_t h,
+                                     int64_t w) {
   std::vector<float> y(x.size());
   for (int64_t b = 0; b < n; ++b)
     for (int64_t k = 0; k < c; ++k)

@@ -1,11 +1,10 @@
 // MaxPool, MaxPoolV2 and AvgPool CPU kernels (oneDNN, kernels/cpu/pooling_ops.cc)
 // against naive pooling written here, TensorFlow's own numbers, and TF's error cases.
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <limits>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "kernels/cpu/register_cpu_kernels.h"
 #include "tests/kernels/cpu/conv_test_util.h"
@@ -22,9 +21,7 @@ using testing::RefWindow;
 using testing::RefWindowFor;
 using testing::Values;
 
-const KernelRegistry& Registry() {
-  return testing::TestKernelRegistry(RegisterPoolingKernels);
-}
+const KernelRegistry& Registry() { return testing::TestKernelRegistry(RegisterPoolingKernels); }
 
 struct PoolCase {
   int64_t n, h, w, c;
@@ -75,19 +72,17 @@ OpTester PoolTester(const std::string& op, const PoolCase& k, bool nchw) {
 }
 
 void CheckAgainstNaive(const std::string& op, const PoolCase& k, bool nchw, uint32_t seed) {
-  INFO(op << " n=" << k.n << " " << k.h << "x" << k.w << "x" << k.c << " window " << k.kh
-          << "x" << k.kw << " s" << k.sh << "," << k.sw << " " << k.padding
-          << (nchw ? " NCHW" : " NHWC"));
+  INFO(op << " n=" << k.n << " " << k.h << "x" << k.w << "x" << k.c << " window " << k.kh << "x"
+          << k.kw << " s" << k.sh << "," << k.sw << " " << k.padding << (nchw ? " NCHW" : " NHWC"));
   const std::vector<float> x = RandomValues(k.n * k.h * k.w * k.c, seed);
   std::vector<int64_t> s;
   const std::vector<float> want = NaivePool(k, x, op == "MaxPool", &s);
-  Tensor input = nchw ? Filled<float>({k.n, k.c, k.h, k.w},
-                                      testing::NhwcToNchw(x, k.n, k.h, k.w, k.c))
-                      : Filled<float>({k.n, k.h, k.w, k.c}, x);
+  Tensor input =
+      nchw ? Filled<float>({k.n, k.c, k.h, k.w}, testing::NhwcToNchw(x, k.n, k.h, k.w, k.c))
+           : Filled<float>({k.n, k.h, k.w, k.c}, x);
   auto out = PoolTester(op, k, nchw).Input(input).RunOne();
   REQUIRE(out.ok());
-  const std::vector<int64_t> want_dims =
-      nchw ? std::vector<int64_t>{s[0], s[3], s[1], s[2]} : s;
+  const std::vector<int64_t> want_dims = nchw ? std::vector<int64_t>{s[0], s[3], s[1], s[2]} : s;
   const auto got_dims = out->shape().dim_sizes();
   CHECK(std::vector<int64_t>(got_dims.begin(), got_dims.end()) == want_dims);
   std::vector<float> got = Values<float>(*out);
@@ -102,14 +97,13 @@ TEST_CASE("MaxPool and AvgPool match numbers computed by TensorFlow") {
   auto max = PoolTester("MaxPool", k, false).Input(x).RunOne();
   REQUIRE(max.ok());
   CHECK(max->shape() == TensorShape({1, 3, 3, 2}));
-  CheckNear(Values<float>(*max), {0.0f, 1.5f, 0.5f, 1.0f, 0.75f, 1.25f, 1.25f, 1.5f, 1.5f,
-                                  1.5f, 0.75f, 1.5f, 0.5f, 1.0f, 1.0f, 1.5f, 1.25f, 1.5f});
+  CheckNear(Values<float>(*max), {0.0f, 1.5f, 0.5f, 1.0f, 0.75f, 1.25f, 1.25f, 1.5f, 1.5f, 1.5f,
+                                  0.75f, 1.5f, 0.5f, 1.0f, 1.0f, 1.5f, 1.25f, 1.5f});
   auto avg = PoolTester("AvgPool", k, false).Input(x).RunOne();
   REQUIRE(avg.ok());
   CheckNear(Values<float>(*avg),
-            {-0.75f, 0.1875f, -0.375f, -0.25f, 0.0f, 0.125f, 0.0416667f, 0.166667f,
-             0.0555556f, 0.0f, -0.291667f, -0.166667f, -0.25f, -0.125f, 0.125f, 0.25f, 0.5f,
-             -0.1875f},
+            {-0.75f, 0.1875f, -0.375f, -0.25f, 0.0f, 0.125f, 0.0416667f, 0.166667f, 0.0555556f,
+             0.0f, -0.291667f, -0.166667f, -0.25f, -0.125f, 0.125f, 0.25f, 0.5f, -0.1875f},
             1e-5);
 }
 
@@ -197,12 +191,10 @@ TEST_CASE("Pooling rejects bad shapes and attrs") {
   k.kh = k.kw = 7;  // VALID window larger than the input
   auto negative = PoolTester("MaxPool", k, false).Input(x).RunOne();
   CHECK(negative.status().code() == absl::StatusCode::kInvalidArgument);
-  CHECK(std::string(negative.status().message()).find("would be negative") !=
-        std::string::npos);
+  CHECK(std::string(negative.status().message()).find("would be negative") != std::string::npos);
 
-  auto explicit_padding = PoolTester("MaxPool", {1, 5, 5, 2, 2, 2, 1, 1, "EXPLICIT"}, false)
-                              .Input(x)
-                              .RunOne();
+  auto explicit_padding =
+      PoolTester("MaxPool", {1, 5, 5, 2, 2, 2, 1, 1, "EXPLICIT"}, false).Input(x).RunOne();
   CHECK(explicit_padding.status().code() == absl::StatusCode::kInvalidArgument);
 }
 
