@@ -20,6 +20,7 @@
 #include "proto/device_attributes.pb.h"
 #include "runtime/allocator.h"
 #include "runtime/thread_pool.h"
+#include "runtime/variable_store.h"
 
 namespace dflow {
 
@@ -42,6 +43,9 @@ class Device {
   virtual bool IsAccelerator() const { return false; }
   // Waits for all work enqueued on the device (a no-op on the CPU).
   virtual absl::Status Sync() { return absl::OkStatus(); }
+  // The TF 1.x variables (VariableV2) on this device; they live as long as the device,
+  // i.e. for the session.
+  VariableStore* variables() { return &variables_; }
 
  protected:
   // REQUIRES: attributes.name() is a full device name.
@@ -50,6 +54,7 @@ class Device {
  private:
   DeviceAttributes attributes_;
   DeviceName parsed_name_;
+  VariableStore variables_;
 };
 
 // A host CPU device sharing the process's allocator and the session's thread pool.

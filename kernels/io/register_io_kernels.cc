@@ -7,6 +7,7 @@ namespace dflow {
 absl::Status RegisterIoKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterCheckpointKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterStringKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterVariableKernels(registry));
   return absl::OkStatus();
 }
 

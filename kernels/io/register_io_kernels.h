@@ -13,6 +13,7 @@ absl::Status RegisterIoKernels(KernelRegistry* registry);
 // The groups RegisterIoKernels is made of.
 absl::Status RegisterCheckpointKernels(KernelRegistry* registry);  // checkpoint_ops.cc
 absl::Status RegisterStringKernels(KernelRegistry* registry);      // string_ops.cc
+absl::Status RegisterVariableKernels(KernelRegistry* registry);    // variable_ops.cc
 
 }  // namespace dflow
 

@@ -1,0 +1,58 @@
+// VariableStore: the TF 1.x variables (VariableV2) living on one device.
+//
+// TensorFlow keeps a variable's value in the device's resource manager, keyed by
+// (container, shared_name), so it persists across Session::Run calls and is private to
+// the session that owns the device. dflow does the same: each Device owns a
+// VariableStore, and devices are created per session.
+//
+// Ownership: the store owns its RefSlots; the pointers it hands out stay valid for the
+// store's lifetime (slots are never removed). Thread-safety: all methods are.
+#ifndef DFLOW_RUNTIME_VARIABLE_STORE_H_
+#define DFLOW_RUNTIME_VARIABLE_STORE_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "graph/partial_shape.h"
+#include "graph/types.h"
+#include "runtime/ref_slot.h"
+
+namespace dflow {
+
+class VariableStore {
+ public:
+  VariableStore() = default;
+  VariableStore(const VariableStore&) = delete;
+  VariableStore& operator=(const VariableStore&) = delete;
+
+  // The variable `name` in `container` ("" is the default container), created
+  // uninitialized on first use. INVALID_ARGUMENT in TF's words when it exists with
+  // another dtype or shape ("Trying to share variable ...").
+  absl::StatusOr<RefSlot*> LookupOrCreate(const std::string& container,
+                                          const std::string& name, DataType dtype,
+                                          const PartialShape& shape);
+  // The shape `slot` was declared with, or nullptr when this store did not create it.
+  const PartialShape* DeclaredShape(const RefSlot* slot) const;
+  size_t size() const;
+
+ private:
+  struct Variable {
+    DataType dtype;
+    PartialShape shape;
+    std::unique_ptr<RefSlot> slot;
+  };
+
+  mutable absl::Mutex mu_;
+  // (container, name) -> variable; std::map keeps entries at stable addresses.
+  std::map<std::pair<std::string, std::string>, Variable> variables_ ABSL_GUARDED_BY(mu_);
+  std::map<const RefSlot*, const Variable*> by_slot_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace dflow
+
+#endif  // DFLOW_RUNTIME_VARIABLE_STORE_H_
