@@ -97,6 +97,23 @@ void PrintPlacementLog(const PlacementResult& placement) {
   std::cerr.flush();
 }
 
+// RunMetadata.device_memory: each device of the plan, once, in plan order.
+void AddDeviceMemory(const ExecutionPlan& plan, RunMetadata* metadata) {
+  absl::flat_hash_set<const Device*> seen;
+  for (const ExecutionPlan::Partition& partition : plan.partitions()) {
+    if (!seen.insert(partition.device).second) continue;
+    Allocator* allocator = partition.device->allocator();
+    const AllocatorStats stats = allocator->GetStats();
+    DeviceMemoryUsage* usage = metadata->add_device_memory();
+    usage->set_device(partition.device->name());
+    usage->set_allocator_name(allocator->Name());
+    usage->set_bytes_in_use(stats.bytes_in_use);
+    usage->set_peak_bytes_in_use(stats.peak_bytes_in_use);
+    usage->set_bytes_limit(stats.bytes_limit);
+    usage->set_largest_alloc_size(stats.largest_alloc_size);
+  }
+}
+
 }  // namespace
 
 std::string DeviceMappingText(const DeviceMgr& devices) {
@@ -286,6 +303,7 @@ absl::Status Session::RunPlan(const ExecutionPlan& plan, const RunOptions& optio
     active_steps_.erase(&handle);
   }
   if (stats) stats->Finish(metadata->mutable_step_stats());
+  if (metadata != nullptr) AddDeviceMemory(plan, metadata);
   if (metadata != nullptr && options.output_partition_graphs()) {
     for (const auto& partition : plan.partitions()) {
       *metadata->add_partition_graphs() = partition.graph_def;

@@ -33,6 +33,23 @@ void AddOutputs(const OpKernelContext& context, NodeExecStats* stats) {
   }
 }
 
+// TF's per-node memory record: what the node's outputs took from its device's allocator,
+// and the allocator's state when the node finished.
+void AddMemory(const OpKernelContext& context, NodeExecStats* stats) {
+  Allocator* allocator = context.allocator();
+  int64_t output_bytes = 0;
+  for (const NodeOutput& output : stats->output()) {
+    output_bytes += output.tensor_description().allocation_description().requested_bytes();
+  }
+  const AllocatorStats now = allocator->GetStats();
+  AllocatorMemoryUsed* memory = stats->add_memory();
+  memory->set_allocator_name(allocator->Name());
+  memory->set_total_bytes(output_bytes);
+  memory->set_peak_bytes(now.peak_bytes_in_use);
+  memory->set_live_bytes(output_bytes);
+  memory->set_allocator_bytes_in_use(now.bytes_in_use);
+}
+
 }  // namespace
 
 class StepStatsCollector::DeviceObserver final : public ExecutorObserver {
@@ -57,6 +74,7 @@ class StepStatsCollector::DeviceObserver final : public ExecutorObserver {
     stats.set_timeline_label(TimelineLabel(kernel));
     stats.set_thread_id(static_cast<uint32_t>(pthread_self() & 0xffffffff));
     AddOutputs(context, &stats);
+    AddMemory(context, &stats);
     owner_->Record(device_, std::move(stats));
   }
 

@@ -2,6 +2,7 @@
 // simulated kernel exists, towers on /gpu:N, fallbacks to the CPU with copies, missing
 // devices, soft placement and concurrent Runs. The environment variable is set only in
 // this test binary (its own process), inside each test, and restored afterwards.
+#include <map>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -112,6 +113,47 @@ TEST_CASE("Towers on /gpu:2 and /gpu:3 summed on /cpu:0 give [[44,56],[98,128]]"
   }
   CHECK(gpu_sends == 2);
   CHECK(cpu_recvs_from_gpu == 2);
+}
+
+TEST_CASE("RunMetadata reports each device's memory; FULL_TRACE adds TF's per-node memory",
+          "[sim_gpu][memory]") {
+  ScopedEnv env("DFLOW_SIMULATED_GPUS", "4:64");
+  TowerGraph g;
+  auto session = ClientSession::Create(g.root);
+  REQUIRE(session.ok());
+  RunOptions options;
+  options.set_trace_level(RunOptions::FULL_TRACE);
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  REQUIRE((*session)->Run(options, {}, {g.sum}, {}, &out, &metadata).ok());
+
+  std::map<std::string, DeviceMemoryUsage> by_device;
+  for (const DeviceMemoryUsage& usage : metadata.device_memory()) by_device[usage.device()] = usage;
+  REQUIRE(by_device.size() == 3);  // CPU:0, GPU:2, GPU:3: the step's devices, once each
+  const DeviceMemoryUsage& gpu2 = by_device.at(std::string(kGpuPrefix) + "2");
+  CHECK(gpu2.allocator_name() == "GPU_2_bfc");
+  CHECK(gpu2.bytes_limit() == int64_t{64} << 20);
+  // The tower's 2x2 product (16 bytes, rounded up by the allocator) was allocated there.
+  CHECK(gpu2.peak_bytes_in_use() >= 16);
+  CHECK(gpu2.peak_bytes_in_use() >= gpu2.bytes_in_use());
+  CHECK(by_device.count(kCpu0) == 1);
+
+  // Per node (TF's form): the MatMul on GPU:2 took 16 bytes from GPU_2_bfc.
+  bool found = false;
+  for (const DeviceStepStats& dev : metadata.step_stats().dev_stats()) {
+    for (const NodeExecStats& node : dev.node_stats()) {
+      if (node.node_name() != "tower_2/c") continue;
+      found = true;
+      REQUIRE(node.memory_size() == 1);
+      CHECK(node.memory(0).allocator_name() == "GPU_2_bfc");
+      CHECK(node.memory(0).total_bytes() == 16);
+      CHECK(node.memory(0).peak_bytes() >= 16);
+    }
+  }
+  CHECK(found);
+
+  // Without RunMetadata nothing is collected, and a plain Run still works.
+  REQUIRE((*session)->Run({g.sum}, &out).ok());
 }
 
 TEST_CASE("An op without a GPU kernel falls back to the CPU with copies", "[sim_gpu]") {
