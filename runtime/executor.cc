@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "graph/control_flow.h"
 #include "graph/status_macros.h"
 
 namespace dflow {
@@ -293,6 +294,7 @@ absl::Status Executor::Build(const Graph& graph, const KernelRegistry& kernels) 
   std::vector<int> index(graph.num_node_ids(), -1);
   for (size_t i = 0; i < nodes.size(); ++i) index[nodes[i]->id()] = static_cast<int>(i);
   nodes_.resize(nodes.size());
+  if (HasControlFlow(graph)) DFLOW_RETURN_IF_ERROR(BuildFlowInfo(graph, nodes));
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node* node = nodes[i];
     NodeItem& item = nodes_[i];
@@ -306,9 +308,8 @@ absl::Status Executor::Build(const Graph& graph, const KernelRegistry& kernels) 
     item.runs_when_dead = node->op() == "_Send" || node->op() == "_Recv";
     item.num_inputs = node->num_inputs();
     item.num_outputs = node->num_outputs();
-    item.input_start = num_slots_;
-    num_slots_ += item.num_inputs;
-    item.initial_pending = static_cast<int>(node->in_edges().size());
+    item.input_start = AllocateInputSlots(static_cast<int>(i), item.num_inputs);
+    item.initial_pending = InitialPending(*node, static_cast<int>(i));
     if (item.initial_pending == 0) roots_.push_back(static_cast<int>(i));
     BuildRefInfo(*node, &item);
     has_ref_edges_ = has_ref_edges_ || item.has_ref_outputs;
@@ -331,6 +332,29 @@ absl::Status Executor::Build(const Graph& graph, const KernelRegistry& kernels) 
   return absl::OkStatus();
 }
 
+// Input slots are step-wide for flat graphs and per frame iteration with control flow.
+int Executor::AllocateInputSlots(int node, int count) {
+  int* next = flow_.empty() ? &num_slots_ : &frames_[flow_[node].frame].num_slots;
+  const int start = *next;
+  *next += count;
+  return start;
+}
+
+// Every in-edge, except for Merge (rule 7): bit 0 waits for one live data input and
+// each control input counts 2.
+int Executor::InitialPending(const Node& node, int index) {
+  int pending = static_cast<int>(node.in_edges().size());
+  if (flow_.empty()) return pending;
+  const FlowItem& flow = flow_[index];
+  if (flow.kind == FlowKind::kMerge) {
+    int controls = 0;
+    for (const Edge* e : node.in_edges()) controls += e->IsControlEdge() ? 1 : 0;
+    pending = 1 + 2 * controls;
+  }
+  frames_[flow.frame].initial_pending[flow.local_id] = pending;
+  return pending;
+}
+
 // Rule 6, decided once: which outputs carry refs and which inputs read them.
 void Executor::BuildRefInfo(const Node& node, NodeItem* item) {
   for (DataType type : node.output_types()) {
@@ -346,6 +370,10 @@ void Executor::BuildRefInfo(const Node& node, NodeItem* item) {
 }
 
 void Executor::RunAsync(const Args& args, DoneCallback done) const {
+  if (!flow_.empty()) {
+    RunAsyncWithFrames(args, std::move(done));
+    return;
+  }
   (new RunState(this, args, std::move(done)))->Start();
 }
 

@@ -22,12 +22,24 @@
 //     Assign by a control edge sees the new value); reading an uninitialized slot fails
 //     the step with FAILED_PRECONDITION naming the consumer. A ref-typed input gets the
 //     slot itself (OpKernelContext::input_ref). Graphs without ref edges pay nothing.
+//  7. TF v1 control flow (graph/control_flow.h): graphs with Enter, Exit, NextIteration
+//     or Merge run on a frame-aware step state (executor_frames.cc) keeping pending
+//     counts and inputs per (frame, iteration); other graphs keep the flat state above.
+//     - Merge is ready when one live data input has arrived (it takes that one) or all
+//       data inputs are dead, in both cases after all its control inputs.
+//     - Enter passes its input to iteration 0 of the child frame (a constant Enter to
+//       every iteration); Exit passes a live value to the parent frame and holds a dead
+//       one back until the frame ends; NextIteration passes to the next iteration,
+//       starting it when fewer than parallel_iterations are running (else it waits).
+//     - A dead NextIteration stops; ControlTrigger is never dead.
+//     Loops run on one device: dflow has no cross-device loop machinery.
 #ifndef DFLOW_RUNTIME_EXECUTOR_H_
 #define DFLOW_RUNTIME_EXECUTOR_H_
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -81,7 +93,7 @@ class Executor {
  private:
   struct OutEdge {
     int dst;         // node index
-    int dst_slot;    // global input slot, or -1 for a control edge
+    int dst_slot;    // input slot (see flow_), or -1 for a control edge
     int src_output;  // output index, or -1 for a control edge
   };
   struct NodeItem {
@@ -99,11 +111,36 @@ class Executor {
     std::vector<int> last_use;  // per output: index in out_edges_ of its last data edge
     std::vector<int> deref_inputs;  // non-ref inputs fed by a ref output: read at run
   };
+  // Rule 7, per node (only for graphs with control flow).
+  enum class FlowKind : uint8_t { kPlain, kMerge, kEnter, kExit, kNextIteration };
+  struct FlowItem {
+    FlowKind kind = FlowKind::kPlain;
+    int frame = 0;        // static frame the node runs in
+    int local_id = 0;     // index into that frame's per-iteration pending counts
+    int child_frame = -1;  // Enter: the frame it feeds
+    bool is_constant_enter = false;
+    bool is_control_trigger = false;
+  };
+  // Rule 7, per static frame; frames_[0] is the root frame.
+  struct FrameInfo {
+    std::string name;
+    int parent = -1;
+    int num_enters = 0;
+    int parallel_iterations = 1;
+    int num_slots = 0;                 // input slots per iteration
+    std::vector<int> initial_pending;  // per local node id
+  };
   class RunState;
+  class FrameRunState;
 
   explicit Executor(Device* device) : device_(device) {}
   absl::Status Build(const Graph& graph, const KernelRegistry& kernels);
   static void BuildRefInfo(const Node& node, NodeItem* item);
+  absl::Status BuildFlowInfo(const Graph& graph, const std::vector<Node*>& nodes);
+  int AllocateInputSlots(int node, int count);
+  int InitialPending(const Node& node, int index);
+  // executor_frames.cc: the step state for graphs with control flow.
+  void RunAsyncWithFrames(const Args& args, DoneCallback done) const;
 
   Device* device_;
   std::vector<NodeItem> nodes_;
@@ -111,6 +148,10 @@ class Executor {
   std::vector<int> roots_;
   int num_slots_ = 0;
   bool has_ref_edges_ = false;  // steps allocate a RefSlot* per input slot
+  // Control flow (rule 7): empty for graphs without it. With it, NodeItem::input_start
+  // and OutEdge::dst_slot index the node's frame's per-iteration slots.
+  std::vector<FlowItem> flow_;
+  std::vector<FrameInfo> frames_;
 };
 
 // TF's AttachDef: "<message> [[{{node <name>}}]]", keeping the status code.

@@ -18,6 +18,7 @@ absl::Status RegisterMatMulKernels(KernelRegistry* registry);     // matmul_op.c
 absl::Status RegisterConvKernels(KernelRegistry* registry);       // conv_ops.cc
 absl::Status RegisterPoolingKernels(KernelRegistry* registry);    // pooling_ops.cc
 absl::Status RegisterSendRecvKernels(KernelRegistry* registry);   // sendrecv_ops.cc
+absl::Status RegisterControlFlowKernels(KernelRegistry* registry);  // control_flow_ops.cc
 absl::Status RegisterSliceKernels(KernelRegistry* registry);      // slice_ops.cc
 absl::Status RegisterPadTileKernels(KernelRegistry* registry);    // pad_tile_ops.cc
 absl::Status RegisterSplitKernels(KernelRegistry* registry);      // split_ops.cc

@@ -1,0 +1,61 @@
+// Control-flow frames of a TF 1.x graph (while loops built from Enter/Exit/NextIteration).
+//
+// Every node runs in one static frame: the root frame, or the frame a while loop's Enter
+// nodes open. The rules (TF's BuildControlFlowInfo, restated for the executor):
+//  1. Nodes without inputs are in the root frame (frame 0).
+//  2. An Enter node runs in its input's frame; its successors are in the child frame
+//     named by its `frame_name` attr (one static child per (parent frame, name)).
+//  3. An Exit node runs in the loop's frame; its successors are in the parent frame.
+//  4. Every other node's successors are in its own frame; NextIteration back edges stay
+//     in the frame, so loops are cycles inside one frame.
+//  5. A node reached from two different frames, an Exit outside any loop, an Enter
+//     without a frame name, and a node reachable from no root are INVALID_ARGUMENT.
+//
+// graph/ only: used by the executor (per-frame iteration state) and by the partitioner
+// (dflow runs a loop on one device). Pure functions; the Graph is only read.
+#ifndef DFLOW_GRAPH_CONTROL_FLOW_H_
+#define DFLOW_GRAPH_CONTROL_FLOW_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+
+namespace dflow {
+
+// Op classes of v1 control flow (the Ref* variants included).
+bool IsEnter(const Node& node);
+bool IsExit(const Node& node);
+bool IsNextIteration(const Node& node);
+bool IsMerge(const Node& node);
+// Whether `graph` has any node that needs frame-aware execution (Enter, Exit,
+// NextIteration or Merge).
+bool HasControlFlow(const Graph& graph);
+
+struct StaticFrame {
+  std::string name;             // the Enters' frame_name; "" for the root frame
+  int parent = -1;              // index into ControlFlowInfo::frames; -1 for the root
+  int num_enters = 0;           // Enter nodes feeding this frame
+  int parallel_iterations = 1;  // from the first Enter (in node-id order of discovery)
+  const Node* first_enter = nullptr;
+};
+
+struct ControlFlowInfo {
+  std::vector<StaticFrame> frames;  // frames[0] is the root frame
+  // Per node id (Graph::num_node_ids()): the frame the node runs in; -1 for removed ids.
+  std::vector<int> node_frame;
+  // Per node id: for Enter nodes, the frame they feed; -1 otherwise.
+  std::vector<int> entered_frame;
+};
+
+absl::StatusOr<ControlFlowInfo> BuildControlFlowInfo(const Graph& graph);
+
+// dflow has no cross-device loop machinery (TF's AddControlFlow), so every node of a
+// loop frame, its Enters included, must share one assigned device. INVALID_ARGUMENT
+// naming two nodes, their devices and the frame otherwise. OK for graphs without loops.
+absl::Status CheckLoopsOnOneDevice(const Graph& graph);
+
+}  // namespace dflow
+
+#endif  // DFLOW_GRAPH_CONTROL_FLOW_H_

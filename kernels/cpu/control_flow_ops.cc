@@ -1,0 +1,121 @@
+// TF v1 control-flow kernels: Switch, Merge, Enter, Exit, NextIteration (and their Ref*
+// variants), LoopCond and ControlTrigger.
+//
+// They only route values: frames, iterations and deadness are the executor's business
+// (runtime/executor.h, rule 7). The Ref* variants forward the RefSlot they received
+// instead of a value (runtime/ref_slot.h). All are cheap and run inline, as in TF.
+#include "graph/status_macros.h"
+#include "graph/types.h"
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/register_cpu_kernels.h"
+
+namespace dflow {
+namespace {
+
+// Output `out` := input `in`, as a value or, for ref-typed outputs, as the same ref.
+void Forward(OpKernelContext* ctx, bool ref, int in, int out) {
+  if (ref) {
+    ctx->set_output_ref(out, ctx->input_ref(in));
+  } else {
+    ctx->set_output(out, ctx->input(in));
+  }
+}
+
+class RoutingKernel : public CheapOpKernel {
+ public:
+  explicit RoutingKernel(OpKernelConstruction* c)
+      : CheapOpKernel(c), ref_(!c->output_types().empty() && IsRefType(c->output_types()[0])) {}
+
+ protected:
+  bool ref() const { return ref_; }
+
+ private:
+  const bool ref_;
+};
+
+// Enter, Exit, NextIteration and their Ref* forms: the executor moves the value
+// between frames or iterations.
+class ForwardOp : public RoutingKernel {
+ public:
+  using RoutingKernel::RoutingKernel;
+  void Compute(OpKernelContext* ctx) override { Forward(ctx, ref(), 0, 0); }
+};
+
+// Switch(data, pred): output 1 (output_true) when pred, else output 0; the other is dead.
+class SwitchOp : public RoutingKernel {
+ public:
+  using RoutingKernel::RoutingKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& pred = ctx->input(1);
+    OP_REQUIRES(ctx, pred.shape().dims() == 0,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "The second input must be a scalar, but it has shape ",
+                    pred.shape().DebugString())));
+    const int taken = pred.scalar<bool>() ? 1 : 0;
+    Forward(ctx, ref(), 0, taken);
+    ctx->set_output_dead(1 - taken);
+  }
+};
+
+// Merge(inputs...): forwards the one live input and its index (value_index). The
+// executor runs it as soon as one live input has arrived.
+class MergeOp : public RoutingKernel {
+ public:
+  using RoutingKernel::RoutingKernel;
+  void Compute(OpKernelContext* ctx) override {
+    int taken = -1;
+    for (int i = 0; i < ctx->num_inputs(); ++i) {
+      if (!ctx->has_input(i)) continue;
+      OP_REQUIRES(ctx, taken < 0,
+                  absl::InternalError("Merge can not have more than one valid input."));
+      taken = i;
+    }
+    if (taken < 0) {  // nothing live: the outputs are dead
+      ctx->set_output_dead(0);
+      ctx->set_output_dead(1);
+      return;
+    }
+    Forward(ctx, ref(), taken, 0);
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * index, ctx->allocate_output(1, TensorShape()));
+    index->scalar<int32_t>() = taken;
+  }
+};
+
+// LoopCond(input): the loop predicate, forwarded; must be a scalar bool.
+class LoopCondOp : public CheapOpKernel {
+ public:
+  using CheapOpKernel::CheapOpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    OP_REQUIRES(ctx, input.shape().dims() == 0,
+                KernelError(*ctx, "input must be a scalar, got shape ",
+                            input.shape().DebugString()));
+    ctx->set_output(0, input);
+  }
+};
+
+// ControlTrigger: a control-only node that is never dead (the executor sees to that).
+class ControlTriggerOp : public CheapOpKernel {
+ public:
+  using CheapOpKernel::CheapOpKernel;
+  void Compute(OpKernelContext*) override {}
+};
+
+}  // namespace
+
+absl::Status RegisterControlFlowKernels(KernelRegistry* registry) {
+  for (const char* op : {"Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
+                         "RefNextIteration"}) {
+    DFLOW_RETURN_IF_ERROR(registry->Register<ForwardOp>(KernelDefBuilder(op).Device("CPU")));
+  }
+  for (const char* op : {"Switch", "RefSwitch"}) {
+    DFLOW_RETURN_IF_ERROR(registry->Register<SwitchOp>(KernelDefBuilder(op).Device("CPU")));
+  }
+  for (const char* op : {"Merge", "RefMerge"}) {
+    DFLOW_RETURN_IF_ERROR(registry->Register<MergeOp>(KernelDefBuilder(op).Device("CPU")));
+  }
+  DFLOW_RETURN_IF_ERROR(registry->Register<LoopCondOp>(KernelDefBuilder("LoopCond").Device("CPU")));
+  return registry->Register<ControlTriggerOp>(KernelDefBuilder("ControlTrigger").Device("CPU"));
+}
+
+}  // namespace dflow

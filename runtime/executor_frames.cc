@@ -1,0 +1,594 @@
+// The executor's step state for graphs with TF v1 control flow (executor.h, rule 7).
+//
+// Per (frame, iteration) it keeps the input slots, pending counts and dead counts of the
+// frame's nodes; frames are created when their first Enter fires and deleted when all
+// Enters have arrived and every iteration is done, which also releases the Exits held
+// back as dead. The bookkeeping follows TF's PropagatorState. All of it is guarded by one
+// mutex per step: propagation is short next to running a kernel, and one lock keeps the
+// nested-frame cases (a frame finishing inside its parent's iteration) simple.
+#include <atomic>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "graph/control_flow.h"
+#include "graph/status_macros.h"
+#include "runtime/executor.h"
+
+namespace dflow {
+namespace {
+
+// FNV-1a: a stable 64-bit id for a dynamic frame name (kernels see it in frame_iter).
+uint64_t FrameId(absl::string_view name) {
+  uint64_t hash = 1469598103934665603ull;
+  for (char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return hash;
+}
+
+// A value handed to successors after its node finished: a loop invariant (constant
+// Enter) or a NextIteration output waiting for its iteration to start.
+struct StoredValue {
+  Tensor value;
+  RefSlot* ref = nullptr;
+  bool dead = false;
+};
+
+}  // namespace
+
+class Executor::FrameRunState {
+ public:
+  FrameRunState(const Executor* executor, const Args& args, DoneCallback done)
+      : exec_(executor), args_(args), done_(std::move(done)) {}
+
+  void Start() {
+    root_ = NewFrame(&exec_->frames_[0], "", nullptr, 0);
+    const std::vector<int>& roots = exec_->roots_;
+    if (roots.empty()) {
+      Finish();
+      return;
+    }
+    Iteration* state = root_->iteration(0);
+    state->outstanding_ops = static_cast<int>(roots.size());
+    outstanding_.store(static_cast<int>(roots.size()), std::memory_order_relaxed);
+    ReadyList ready;
+    for (int id : roots) ready.push_back({id, root_.get(), 0, state, false});
+    ProcessReady(&ready);
+  }
+
+ private:
+  struct Iteration {
+    Iteration(const FrameInfo& info, bool refs)
+        : slots(new Tensor[info.num_slots]),
+          dead(new bool[info.num_slots]()),
+          refs(refs ? new RefSlot*[info.num_slots]() : nullptr),
+          pending(info.initial_pending),
+          dead_count(info.initial_pending.size(), 0) {}
+    std::unique_ptr<Tensor[]> slots;
+    std::unique_ptr<bool[]> dead;
+    std::unique_ptr<RefSlot*[]> refs;
+    std::vector<int> pending;     // per local node id
+    std::vector<int> dead_count;  // per local node id
+    int outstanding_ops = 0;      // ready or running nodes of this iteration
+    int outstanding_frames = 0;   // child frames started from this iteration
+  };
+
+  struct Frame {
+    const FrameInfo* info;
+    std::string name;  // "<parent name>;<parent iteration>;<frame_name>"; "" for root
+    uint64_t id = 0;
+    Frame* parent = nullptr;
+    int64_t parent_iter = 0;
+    int pending_enters = 0;
+    int64_t iteration_count = 0;  // the newest iteration started
+    int outstanding_iterations = 1;
+    // Live iterations in a ring of parallel_iterations + 1 entries.
+    std::vector<std::unique_ptr<Iteration>> iterations;
+    std::vector<std::pair<int, StoredValue>> invariants;  // (constant Enter, value)
+    std::vector<std::pair<int, StoredValue>> deferred;    // (NextIteration, value)
+    std::vector<int> dead_exits;  // Exits dead in the newest iteration
+
+    std::unique_ptr<Iteration>& slot(int64_t iter) {
+      return iterations[static_cast<size_t>(iter % static_cast<int64_t>(iterations.size()))];
+    }
+    Iteration* iteration(int64_t iter) { return slot(iter).get(); }
+  };
+
+  struct Task {
+    int id;
+    Frame* frame;
+    int64_t iter;
+    Iteration* state;
+    bool dead;
+  };
+  using ReadyList = absl::InlinedVector<Task, 8>;
+
+  // What a finished node hands its successors.
+  struct Outputs {
+    OpKernelContext* context = nullptr;  // a node that ran
+    StoredValue* stored = nullptr;       // or a stored single value
+    bool node_dead = false;              // a dead node: every output dead
+
+    bool dead(int i) const {
+      if (node_dead) return true;
+      return context != nullptr ? context->output_is_dead(i) : stored->dead;
+    }
+    RefSlot* ref(int i) const {
+      if (node_dead) return nullptr;
+      return context != nullptr ? context->output_ref(i) : stored->ref;
+    }
+    void Deliver(int i, bool last_use, Tensor* slot) const {
+      if (node_dead) {
+        slot->Clear();
+      } else if (context == nullptr) {
+        *slot = stored->value;
+      } else if (last_use) {
+        *slot = std::move(*context->mutable_output(i));
+      } else {
+        *slot = *context->mutable_output(i);
+      }
+    }
+  };
+
+  std::unique_ptr<Frame> NewFrame(const FrameInfo* info, std::string name, Frame* parent,
+                                  int64_t parent_iter) {
+    auto frame = std::make_unique<Frame>();
+    frame->info = info;
+    frame->id = parent == nullptr ? 0 : FrameId(name);
+    frame->name = std::move(name);
+    frame->parent = parent;
+    frame->parent_iter = parent_iter;
+    frame->pending_enters = info->num_enters;
+    frame->iterations.resize(static_cast<size_t>(info->parallel_iterations) + 1);
+    frame->slot(0) = std::make_unique<Iteration>(*info, exec_->has_ref_edges_);
+    return frame;
+  }
+
+  // ---- Scheduling (the same rules as the flat RunState in executor.cc) ----
+
+  void ProcessReady(ReadyList* ready) {
+    ReadyList inline_queue;
+    Dispatch(ready, &inline_queue);
+    while (!inline_queue.empty()) {
+      const Task task = inline_queue.back();
+      inline_queue.pop_back();
+      ReadyList made_ready;
+      if (!RunNode(task, &made_ready)) continue;  // async: finishes in its callback
+      Dispatch(&made_ready, &inline_queue);
+      NodeFinished();
+    }
+  }
+
+  void Dispatch(ReadyList* ready, ReadyList* inline_queue) {
+    const Task* last_expensive = nullptr;
+    for (const Task& task : *ready) {
+      if (task.dead || !exec_->nodes_[task.id].expensive) {
+        inline_queue->push_back(task);
+        continue;
+      }
+      if (last_expensive != nullptr) ScheduleOnPool(*last_expensive);
+      last_expensive = &task;
+    }
+    if (last_expensive != nullptr) {
+      if (inline_queue->empty() || args_.runner == nullptr) {
+        inline_queue->push_back(*last_expensive);
+      } else {
+        ScheduleOnPool(*last_expensive);
+      }
+    }
+    ready->clear();
+  }
+
+  void ScheduleOnPool(const Task& task) {
+    if (args_.runner == nullptr) {
+      ReadyList one = {task};
+      ProcessReady(&one);
+      return;
+    }
+    args_.runner->Schedule([this, task] {
+      ReadyList one = {task};
+      ProcessReady(&one);
+    });
+  }
+
+  // ---- Running one node ----
+
+  // Returns false when the node is asynchronous and will finish later.
+  bool RunNode(const Task& task, ReadyList* made_ready) {
+    const NodeItem& item = exec_->nodes_[task.id];
+    if (args_.cancellation != nullptr && args_.cancellation->IsCancelled()) {
+      Fail(args_.cancellation->reason());
+    }
+    if (aborted_.load(std::memory_order_acquire)) {
+      ClearInputs(task);
+      return true;
+    }
+    if (task.dead && !item.runs_when_dead) {
+      ClearInputs(task);
+      Outputs dead;
+      dead.node_dead = true;
+      Propagate(task, dead, made_ready);
+      return true;
+    }
+    if (!item.deref_inputs.empty()) {
+      absl::Status status = DerefInputs(task);
+      if (!status.ok()) {
+        Fail(AttachNodeName(status, item.kernel->name()));
+        ClearInputs(task);
+        return true;
+      }
+    }
+    if (item.is_async) {
+      RunAsyncNode(task);
+      return false;
+    }
+    OpKernelContext::Params params;
+    FillParams(task, &params);
+    OpKernelContext context(params, item.num_outputs);
+    const int64_t start = args_.observer ? absl::GetCurrentTimeNanos() : 0;
+    item.kernel->Compute(&context);
+    if (args_.observer) {
+      args_.observer->NodeDone(*item.kernel, context, start, start, absl::GetCurrentTimeNanos());
+    }
+    Complete(task, &context, made_ready);
+    return true;
+  }
+
+  void RunAsyncNode(const Task& task) {
+    const NodeItem& item = exec_->nodes_[task.id];
+    struct AsyncCall {
+      OpKernelContext::Params params;
+      std::unique_ptr<OpKernelContext> context;
+      int64_t start = 0;
+    };
+    auto* call = new AsyncCall();
+    FillParams(task, &call->params);
+    call->context = std::make_unique<OpKernelContext>(call->params, item.num_outputs);
+    call->start = args_.observer ? absl::GetCurrentTimeNanos() : 0;
+    item.kernel->AsAsync()->ComputeAsync(call->context.get(), [this, task, call] {
+      const NodeItem& node = exec_->nodes_[task.id];
+      if (args_.observer) {
+        args_.observer->NodeDone(*node.kernel, *call->context, call->start, call->start,
+                                 absl::GetCurrentTimeNanos());
+      }
+      ReadyList made_ready;
+      Complete(task, call->context.get(), &made_ready);
+      delete call;
+      ProcessReady(&made_ready);
+      NodeFinished();
+    });
+  }
+
+  void FillParams(const Task& task, OpKernelContext::Params* params) {
+    const NodeItem& item = exec_->nodes_[task.id];
+    params->kernel = item.kernel.get();
+    params->device = exec_->device_;
+    params->inputs =
+        absl::Span<Tensor>(task.state->slots.get() + item.input_start, item.num_inputs);
+    params->input_is_dead = task.state->dead.get() + item.input_start;
+    if (task.state->refs != nullptr) {
+      params->input_refs = task.state->refs.get() + item.input_start;
+    }
+    params->rendezvous = args_.rendezvous;
+    params->step_id = args_.step_id;
+    params->frame_iter = FrameAndIter{task.frame->id, task.iter};
+    params->cancellation = args_.cancellation;
+    params->call_frame = args_.call_frame;
+  }
+
+  absl::Status DerefInputs(const Task& task) {
+    const NodeItem& item = exec_->nodes_[task.id];
+    Iteration* state = task.state;
+    for (int input : item.deref_inputs) {
+      const int slot = item.input_start + input;
+      if (state->dead[slot] || state->refs[slot] == nullptr) continue;
+      DFLOW_ASSIGN_OR_RETURN(state->slots[slot], state->refs[slot]->Read());
+    }
+    return absl::OkStatus();
+  }
+
+  void ClearInputs(const Task& task) {
+    const NodeItem& item = exec_->nodes_[task.id];
+    for (int i = 0; i < item.num_inputs; ++i) task.state->slots[item.input_start + i].Clear();
+  }
+
+  void Complete(const Task& task, OpKernelContext* context, ReadyList* made_ready) {
+    ClearInputs(task);
+    if (!context->status().ok()) {
+      Fail(AttachNodeName(context->status(), exec_->nodes_[task.id].kernel->name()));
+      return;  // the step is over; frames are freed with the step state
+    }
+    Outputs outputs;
+    outputs.context = context;
+    Propagate(task, outputs, made_ready);
+  }
+
+  // ---- Propagation between frames and iterations ----
+
+  void Propagate(const Task& task, const Outputs& outputs, ReadyList* ready) {
+    absl::MutexLock lock(&flow_mu_);
+    const FlowItem& flow = exec_->flow_[task.id];
+    Frame* frame = task.frame;
+    switch (flow.kind) {
+      case FlowKind::kEnter:
+        PropagateEnter(task, flow, outputs, ready);
+        break;
+      case FlowKind::kExit:
+        if (outputs.node_dead) {
+          // Held back: only the loop's last iteration may deliver (see FrameDone).
+          if (task.iter == frame->iteration_count) frame->dead_exits.push_back(task.id);
+        } else {
+          ActivateNodes(task.id, outputs, frame->parent, frame->parent_iter, ready);
+        }
+        break;
+      case FlowKind::kNextIteration:
+        PropagateNextIteration(task, outputs, ready);
+        break;
+      default:
+        ActivateNodes(task.id, outputs, frame, task.iter, ready);
+        break;
+    }
+    DecrementOutstandingOps(frame, task.iter, ready);
+  }
+
+  void PropagateEnter(const Task& task, const FlowItem& flow, const Outputs& outputs,
+                      ReadyList* ready) ABSL_EXCLUSIVE_LOCKS_REQUIRED(flow_mu_) {
+    Frame* child = FindOrCreateChild(task.frame, task.iter, flow.child_frame);
+    if (flow.is_constant_enter) {
+      AddLoopInvariant(child, task.id, outputs, ready);
+    } else {
+      ActivateNodes(task.id, outputs, child, 0, ready);
+    }
+    if (--child->pending_enters == 0 && CleanupIterations(child, 0, ready)) {
+      FrameDone(child, ready);
+    }
+  }
+
+  void PropagateNextIteration(const Task& task, const Outputs& outputs, ReadyList* ready)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(flow_mu_) {
+    if (outputs.node_dead) return;  // the loop ended in this iteration
+    Frame* frame = task.frame;
+    if (task.iter == frame->iteration_count &&
+        frame->outstanding_iterations == frame->info->parallel_iterations) {
+      frame->deferred.emplace_back(task.id, Store(outputs));  // wait for a free iteration
+      return;
+    }
+    if (task.iter == frame->iteration_count) IncrementIteration(frame, ready);
+    ActivateNodes(task.id, outputs, frame, task.iter + 1, ready);
+  }
+
+  static StoredValue Store(const Outputs& outputs) {
+    StoredValue stored;
+    stored.dead = outputs.dead(0);
+    stored.ref = outputs.ref(0);
+    outputs.Deliver(0, /*last_use=*/false, &stored.value);
+    return stored;
+  }
+
+  Frame* FindOrCreateChild(Frame* parent, int64_t iter, int static_frame)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(flow_mu_) {
+    const FrameInfo& info = exec_->frames_[static_frame];
+    std::string name = absl::StrCat(parent->name, ";", iter, ";", info.name);
+    auto it = frames_.find(name);
+    if (it != frames_.end()) return it->second.get();
+    std::unique_ptr<Frame> child = NewFrame(&info, name, parent, iter);
+    Frame* raw = child.get();
+    frames_.emplace(std::move(name), std::move(child));
+    ++parent->iteration(iter)->outstanding_frames;
+    return raw;
+  }
+
+  // Makes a constant Enter's value an input of every iteration, present and future.
+  void AddLoopInvariant(Frame* frame, int enter, const Outputs& outputs, ReadyList* ready)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(flow_mu_) {
+    frame->invariants.emplace_back(enter, Store(outputs));
+    StoredValue* stored = &frame->invariants.back().second;
+    for (int64_t i = 0; i <= frame->iteration_count; ++i) {
+      if (frame->iteration(i) == nullptr) continue;
+      ActivateNodes(enter, StoredOutputs(stored), frame, i, ready);
+    }
+  }
+
+  static Outputs StoredOutputs(StoredValue* stored) {
+    Outputs outputs;
+    outputs.stored = stored;
+    outputs.node_dead = stored->dead;
+    return outputs;
+  }
+
+  void IncrementIteration(Frame* frame, ReadyList* ready) ABSL_EXCLUSIVE_LOCKS_REQUIRED(flow_mu_) {
+    const int64_t next = ++frame->iteration_count;
+    frame->slot(next) = std::make_unique<Iteration>(*frame->info, exec_->has_ref_edges_);
+    ++frame->outstanding_iterations;
+    frame->dead_exits.clear();
+    std::vector<std::pair<int, StoredValue>> deferred = std::move(frame->deferred);
+    frame->deferred.clear();
+    for (auto& [node, value] : deferred) ActivateNodes(node, StoredOutputs(&value), frame, next, ready);
+    for (auto& [node, value] : frame->invariants) {
+      ActivateNodes(node, StoredOutputs(&value), frame, next, ready);
+    }
+  }
+
+  // Hands node `id`'s outputs to its successors in (frame, iter) and collects the ones
+  // that become ready (TF's ActivateNodes, with Merge's special readiness).
+  void ActivateNodes(int id, const Outputs& outputs, Frame* frame, int64_t iter,
+                     ReadyList* ready) ABSL_EXCLUSIVE_LOCKS_REQUIRED(flow_mu_) {
+    const NodeItem& item = exec_->nodes_[id];
+    const bool src_is_enter = exec_->flow_[id].kind == FlowKind::kEnter;
+    Iteration* state = frame->iteration(iter);
+    for (int e = item.out_start; e < item.out_start + item.num_out_edges; ++e) {
+      const OutEdge& edge = exec_->out_edges_[e];
+      const FlowItem& dst = exec_->flow_[edge.dst];
+      int& pending = state->pending[dst.local_id];
+      int& dead_count = state->dead_count[dst.local_id];
+      const int num_inputs = exec_->nodes_[edge.dst].num_inputs;
+      const bool control = edge.dst_slot < 0;
+      bool dst_ready = false;
+      bool dst_dead = false;
+      bool need_input = false;
+      if (dst.kind == FlowKind::kMerge) {
+        if (control) {
+          pending -= 2;
+          dst_dead = dead_count == num_inputs;
+          dst_ready = pending == 0 || (pending == 1 && dst_dead);
+        } else if (!outputs.dead(edge.src_output)) {
+          const int count = pending;
+          pending &= ~1;  // a live input has arrived
+          dst_ready = count == 1;
+          need_input = (count & 1) == 1;  // only the first live input is taken
+        } else {
+          ++dead_count;
+          // A dead Enter means the loop is on an untaken branch: its back edge never fires.
+          dst_dead = dead_count == num_inputs || src_is_enter;
+          dst_ready = pending == 1 && dst_dead;
+        }
+      } else {
+        if (outputs.node_dead || (!control && outputs.dead(edge.src_output))) ++dead_count;
+        dst_ready = --pending == 0;
+        dst_dead = dead_count > 0;
+        need_input = !control;
+      }
+      if (need_input) {
+        outputs.Deliver(edge.src_output, item.last_use[edge.src_output] == e,
+                        &state->slots[edge.dst_slot]);
+        state->dead[edge.dst_slot] = outputs.dead(edge.src_output);
+        if (state->refs != nullptr) state->refs[edge.dst_slot] = outputs.ref(edge.src_output);
+      }
+      if (dst_ready) {
+        if (dst.is_control_trigger) dst_dead = false;
+        ++state->outstanding_ops;
+        outstanding_.fetch_add(1, std::memory_order_relaxed);
+        ready->push_back({edge.dst, frame, iter, state, dst_dead});
+      }
+    }
+  }
+
+  void DecrementOutstandingOps(Frame* frame, int64_t iter, ReadyList* ready)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(flow_mu_) {
+    if (--frame->iteration(iter)->outstanding_ops != 0) return;
+    if (frame->parent == nullptr) return;  // root: the step ends when nothing is outstanding
+    if (CleanupIterations(frame, iter, ready)) FrameDone(frame, ready);
+  }
+
+  bool IsIterationDone(Frame* frame, int64_t iter) ABSL_EXCLUSIVE_LOCKS_REQUIRED(flow_mu_) {
+    Iteration* state = frame->iteration(iter);
+    if (state == nullptr || state->outstanding_ops != 0 || state->outstanding_frames != 0) {
+      return false;
+    }
+    // Iteration 0 may still get Enter inputs; later ones finish in order.
+    return iter == 0 ? frame->pending_enters == 0 : frame->iteration(iter - 1) == nullptr;
+  }
+
+  // Deletes finished iterations from `iter` on, starting a deferred one for each;
+  // returns whether the whole frame is done.
+  bool CleanupIterations(Frame* frame, int64_t iter, ReadyList* ready)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(flow_mu_) {
+    for (int64_t i = iter; i <= frame->iteration_count && IsIterationDone(frame, i); ++i) {
+      frame->slot(i).reset();
+      --frame->outstanding_iterations;
+      if (!frame->deferred.empty()) IncrementIteration(frame, ready);
+    }
+    return frame->pending_enters == 0 && frame->outstanding_iterations == 0;
+  }
+
+  // Releases the held-back dead Exits into the parent, deletes `frame`, and lets the
+  // parent iteration finish in turn.
+  void FrameDone(Frame* frame, ReadyList* ready) ABSL_EXCLUSIVE_LOCKS_REQUIRED(flow_mu_) {
+    Frame* parent = frame->parent;
+    const int64_t parent_iter = frame->parent_iter;
+    Outputs dead;
+    dead.node_dead = true;
+    for (int exit : frame->dead_exits) ActivateNodes(exit, dead, parent, parent_iter, ready);
+    frames_.erase(frame->name);  // deletes `frame`
+    --parent->iteration(parent_iter)->outstanding_frames;
+    if (parent->parent != nullptr && CleanupIterations(parent, parent_iter, ready)) {
+      FrameDone(parent, ready);
+    }
+  }
+
+  // ---- The end of the step ----
+
+  void Fail(const absl::Status& status) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (!status_.ok()) return;
+      status_ = status;
+    }
+    aborted_.store(true, std::memory_order_release);
+    if (args_.cancellation != nullptr) args_.cancellation->Cancel(status);
+    if (args_.rendezvous != nullptr) args_.rendezvous->StartAbort(status);
+  }
+
+  void NodeFinished() {
+    if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) Finish();
+  }
+
+  void Finish() {
+    absl::Status status;
+    {
+      absl::MutexLock lock(&mu_);
+      status = status_;
+    }
+    DoneCallback done = std::move(done_);
+    delete this;
+    done(status);
+  }
+
+  const Executor* exec_;
+  Args args_;
+  DoneCallback done_;
+  std::atomic<int> outstanding_{0};  // ready or running nodes, all frames
+  std::atomic<bool> aborted_{false};
+  absl::Mutex flow_mu_;
+  std::unique_ptr<Frame> root_;
+  absl::flat_hash_map<std::string, std::unique_ptr<Frame>> frames_ ABSL_GUARDED_BY(flow_mu_);
+  absl::Mutex mu_;
+  absl::Status status_ ABSL_GUARDED_BY(mu_);
+};
+
+void Executor::RunAsyncWithFrames(const Args& args, DoneCallback done) const {
+  (new FrameRunState(this, args, std::move(done)))->Start();
+}
+
+// Rule 7, decided once: each node's frame, local id and kind; each frame's attributes.
+absl::Status Executor::BuildFlowInfo(const Graph& graph, const std::vector<Node*>& nodes) {
+  DFLOW_ASSIGN_OR_RETURN(const ControlFlowInfo info, BuildControlFlowInfo(graph));
+  for (const StaticFrame& frame : info.frames) {
+    FrameInfo built;
+    built.name = frame.name;
+    built.parent = frame.parent;
+    built.num_enters = frame.num_enters;
+    built.parallel_iterations = frame.parallel_iterations;
+    frames_.push_back(std::move(built));
+  }
+  flow_.resize(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& node = *nodes[i];
+    FlowItem& flow = flow_[i];
+    flow.frame = info.node_frame[node.id()];
+    std::vector<int>& pending = frames_[flow.frame].initial_pending;
+    flow.local_id = static_cast<int>(pending.size());
+    pending.push_back(0);  // set by InitialPending
+    flow.is_control_trigger = node.op() == "ControlTrigger";
+    if (IsMerge(node)) {
+      flow.kind = FlowKind::kMerge;
+    } else if (IsEnter(node)) {
+      flow.kind = FlowKind::kEnter;
+      flow.child_frame = info.entered_frame[node.id()];
+      const AttrValue* constant = node.attr("is_constant");
+      flow.is_constant_enter = constant != nullptr && constant->b();
+    } else if (IsExit(node)) {
+      flow.kind = FlowKind::kExit;
+    } else if (IsNextIteration(node)) {
+      flow.kind = FlowKind::kNextIteration;
+      if (flow.frame == 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "NextIteration node '", node.name(), "' is not inside a while loop frame"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace dflow
