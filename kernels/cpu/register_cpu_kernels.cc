@@ -18,6 +18,7 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterSplitKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterGatherKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSelectKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterRandomKernels(registry));
   return absl::OkStatus();
 }
 

@@ -24,6 +24,7 @@ absl::Status RegisterPadTileKernels(KernelRegistry* registry);    // pad_tile_op
 absl::Status RegisterSplitKernels(KernelRegistry* registry);      // split_ops.cc
 absl::Status RegisterGatherKernels(KernelRegistry* registry);     // gather_ops.cc
 absl::Status RegisterSelectKernels(KernelRegistry* registry);     // select_op.cc
+absl::Status RegisterRandomKernels(KernelRegistry* registry);     // random_ops.cc
 
 }  // namespace dflow
 
