@@ -34,6 +34,14 @@ PartialShape KnownShape(const Graph& graph, const std::string& name) {
   return node->output_shapes()[id->index];
 }
 
+// The dtype of fed tensor `name` ("node:k"). REQUIRES: the rewrite accepted the feed.
+DataType FedType(const Graph& graph, const std::string& name) {
+  absl::StatusOr<TensorId> id = ParseTensorName(name);
+  const Node* node = id.ok() ? graph.FindNode(id->node) : nullptr;
+  if (node == nullptr || id->index >= node->num_outputs()) return DT_INVALID;
+  return BaseType(node->output_types()[id->index]);
+}
+
 absl::StatusOr<std::unique_ptr<Graph>> CopyPlacedGraph(const Graph& placed) {
   GraphDef graph_def = placed.ToGraphDef();
   for (NodeDef& node : *graph_def.mutable_node()) {
@@ -70,8 +78,10 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
   DFLOW_RETURN_IF_ERROR(MissingKernelsError(FindMissingKernels(*graph, kernels)));
 
   std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan());
-  for (const std::string& arg : rewrite.arg_nodes) {
-    plan->feed_types_.push_back(BaseType(graph->FindNode(arg)->output_types()[0]));
+  // From the session's graph: a feed nothing needs has its _Arg pruned (TF accepts such
+  // feeds, e.g. a SavedModel's asset paths fed to every loading step).
+  for (const std::string& feed : signature.feeds) {
+    plan->feed_types_.push_back(FedType(placed_graph, feed));
   }
   plan->feed_names_ = signature.feeds;
   for (const std::string& feed : signature.feeds) {

@@ -1,0 +1,154 @@
+#include "session/saved_model.h"
+
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "graph/proto_io.h"
+#include "tests/testing/graph_testing.h"
+#include "tests/testing/scoped_env.h"
+
+namespace dflow {
+namespace {
+
+using testing::CorpusPath;
+
+Allocator* TestAllocator() {
+  static CpuAllocator* allocator = new CpuAllocator();
+  return allocator;
+}
+
+Tensor Floats(std::vector<int64_t> dims, const std::vector<float>& values) {
+  Tensor t = *Tensor::Allocate(TestAllocator(), DT_FLOAT, TensorShape(absl::MakeConstSpan(dims)));
+  for (size_t i = 0; i < values.size(); ++i) t.flat<float>()[i] = values[i];
+  return t;
+}
+
+std::vector<float> Flat(const Tensor& t) {
+  auto flat = t.flat<float>();
+  return std::vector<float>(flat.begin(), flat.end());
+}
+
+SavedModelBundle LoadOrFail(const std::string& dir, std::vector<std::string> tags = {"serve"}) {
+  absl::StatusOr<SavedModelBundle> bundle = LoadSavedModel(CorpusPath(dir), tags);
+  INFO(bundle.status().ToString());
+  REQUIRE(bundle.ok());
+  return *std::move(bundle);
+}
+
+// Runs signature `key` feeding its only input and fetching its only output.
+std::vector<float> RunSignature(SavedModelBundle& bundle, const std::string& key,
+                                const Tensor& input) {
+  absl::StatusOr<const SignatureDef*> signature = FindSignature(bundle.meta_graph_def, key);
+  REQUIRE(signature.ok());
+  REQUIRE((*signature)->inputs_size() == 1);
+  REQUIRE((*signature)->outputs_size() == 1);
+  std::vector<Tensor> outputs;
+  absl::Status status =
+      bundle.session->Run({{(*signature)->inputs().begin()->second.name(), input}},
+                          {(*signature)->outputs().begin()->second.name()}, {}, &outputs);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  return Flat(outputs[0]);
+}
+
+TEST_CASE("half_plus_two restores a=0.5, b=2, c=3 and serves y = 0.5x + 2") {
+  for (const std::string dir : {"saved_model/tf_half_plus_two", "saved_model/tf_half_plus_two_pbtxt",
+                                "saved_model/serving_half_plus_two_gpu"}) {
+    INFO(dir);
+    SavedModelBundle bundle = LoadOrFail(dir);
+    const Tensor x = Floats({3, 1}, {1, 2, 3});
+    CHECK(RunSignature(bundle, kDefaultServingSignatureDefKey, x) ==
+          std::vector<float>{2.5f, 3.0f, 3.5f});
+    // y3 = a * x2 + c.
+    CHECK(RunSignature(bundle, "regress_x2_to_y3", Floats({2, 1}, {1, 4})) ==
+          std::vector<float>{3.5f, 5.0f});
+  }
+}
+
+TEST_CASE("the legacy init op ran: it assigned the asset-path variable") {
+  SavedModelBundle bundle = LoadOrFail("saved_model/tf_half_plus_two");
+  std::vector<Tensor> outputs;
+  absl::Status status = bundle.session->Run({}, {"filename_tensor:0"}, {}, &outputs);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  CHECK(outputs[0].scalar<std::string>() == "foo.txt");
+}
+
+TEST_CASE("the GPU-pinned model also runs on simulated GPUs") {
+  testing::ScopedEnv gpus("DFLOW_SIMULATED_GPUS", "1");
+  SavedModelBundle bundle = LoadOrFail("saved_model/serving_half_plus_two_gpu");
+  CHECK(RunSignature(bundle, kDefaultServingSignatureDefKey, Floats({2, 1}, {4, 6})) ==
+        std::vector<float>{4.0f, 5.0f});
+}
+
+TEST_CASE("loading errors name what is missing") {
+  absl::Status status = LoadSavedModel(CorpusPath("saved_model/tf_half_plus_two"), {"train"})
+                            .status();
+  CHECK(status.code() == absl::StatusCode::kNotFound);
+  CHECK_THAT(std::string(status.message()),
+             Catch::Contains("Could not find meta graph def matching supplied tags: { train }"));
+  CHECK_THAT(std::string(status.message()), Catch::Contains("{ serve }"));
+
+  status = LoadSavedModel(CorpusPath("saved_model/nothing_here"), {"serve"}).status();
+  CHECK(status.code() == absl::StatusCode::kNotFound);
+  CHECK_THAT(std::string(status.message()), Catch::Contains("saved_model/nothing_here"));
+
+  SavedModelBundle bundle = LoadOrFail("saved_model/tf_half_plus_two");
+  absl::StatusOr<const SignatureDef*> signature = FindSignature(bundle.meta_graph_def, "predict");
+  CHECK(signature.status().code() == absl::StatusCode::kNotFound);
+  CHECK_THAT(std::string(signature.status().message()),
+             Catch::Contains("classify_x2_to_y3, classify_x_to_y, regress_x2_to_y3"));
+}
+
+// A fixed input batch of 100 "images" with every pixel in [0, 1].
+Tensor FixedImages() {
+  std::vector<float> pixels(100 * 784);
+  uint32_t state = 12345;
+  for (float& p : pixels) {
+    state = state * 1664525u + 1013904223u;
+    p = static_cast<float>(state >> 8) / static_cast<float>(1u << 24);
+  }
+  return Floats({100, 784}, pixels);
+}
+
+std::vector<float> Logits(Session& session) {
+  std::vector<Tensor> outputs;
+  absl::Status status =
+      session.Run({{"Placeholder:0", FixedImages()}}, {"softmax_linear/add:0"}, {}, &outputs);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  REQUIRE(outputs[0].shape() == TensorShape({100, 10}));
+  return Flat(outputs[0]);
+}
+
+TEST_CASE("the MNIST training graph restored from its checkpoint equals its frozen twin") {
+  auto frozen_graph = ReadGraphDef(CorpusPath("frozen_pb/mnist_mlp_fc_feed_b100.pb"));
+  REQUIRE(frozen_graph.ok());
+  auto frozen = NewSession();
+  REQUIRE(frozen.ok());
+  REQUIRE((*frozen)->Create(*frozen_graph).ok());
+  const std::vector<float> want = Logits(**frozen);
+
+  for (const std::string checkpoint :
+       {"checkpoints/mnist_fc_feed/model.ckpt-1999", "checkpoints/mnist_fc_feed"}) {
+    INFO(checkpoint);
+    absl::StatusOr<SavedModelBundle> bundle = LoadMetaGraphWithCheckpoint(
+        CorpusPath("meta/mnist_fc_feed_train.meta"), CorpusPath(checkpoint));
+    INFO(bundle.status().ToString());
+    REQUIRE(bundle.ok());
+    CHECK(Logits(*bundle->session) == want);  // bit for bit
+  }
+}
+
+TEST_CASE("restoring a missing checkpoint names it") {
+  absl::Status status = LoadMetaGraphWithCheckpoint(CorpusPath("meta/mnist_fc_feed_train.meta"),
+                                                    CorpusPath("checkpoints/none/model"))
+                            .status();
+  CHECK(status.code() == absl::StatusCode::kNotFound);
+  CHECK_THAT(std::string(status.message()), Catch::Contains("checkpoints/none/model.index"));
+}
+
+}  // namespace
+}  // namespace dflow
