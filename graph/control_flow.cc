@@ -60,13 +60,14 @@ absl::Status DifferentFrames(const ControlFlowInfo& info, const Node& dst, const
       "' is in frame '", info.frames[frame_b].name, "'."));
 }
 
-// The outermost loop frame containing `frame` (0 for the root frame).
-int OutermostLoop(const ControlFlowInfo& info, int frame) {
+}  // namespace
+
+int OutermostLoop(const ControlFlowInfo& info, const Node& node) {
+  const int entered = info.entered_frame[node.id()];
+  int frame = entered >= 0 ? entered : info.node_frame[node.id()];
   while (frame > 0 && info.frames[frame].parent > 0) frame = info.frames[frame].parent;
   return frame;
 }
-
-}  // namespace
 
 bool IsEnter(const Node& node) { return OpIs(node, "Enter"); }
 bool IsExit(const Node& node) { return OpIs(node, "Exit"); }
@@ -127,8 +128,7 @@ absl::Status CheckLoopsOnOneDevice(const Graph& graph) {
   DFLOW_ASSIGN_OR_RETURN(const ControlFlowInfo info, BuildControlFlowInfo(graph));
   std::vector<const Node*> anchor(info.frames.size(), nullptr);
   for (const Node* node : graph.nodes()) {
-    const int entered = info.entered_frame[node->id()];
-    const int loop = OutermostLoop(info, entered >= 0 ? entered : info.node_frame[node->id()]);
+    const int loop = OutermostLoop(info, *node);
     if (loop == 0) continue;
     const Node*& first = anchor[loop];
     if (first == nullptr) {

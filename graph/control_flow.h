@@ -51,6 +51,10 @@ struct ControlFlowInfo {
 
 absl::StatusOr<ControlFlowInfo> BuildControlFlowInfo(const Graph& graph);
 
+// The outermost while loop `node` belongs to (an Enter belongs to the loop it feeds), as
+// an index into info.frames; 0 when the node is in no loop.
+int OutermostLoop(const ControlFlowInfo& info, const Node& node);
+
 // dflow has no cross-device loop machinery (TF's AddControlFlow), so every node of a
 // loop frame, its Enters included, must share one assigned device. INVALID_ARGUMENT
 // naming two nodes, their devices and the frame otherwise. OK for graphs without loops.

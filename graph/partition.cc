@@ -7,6 +7,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "graph/control_flow.h"
+#include "graph/status_macros.h"
 
 namespace dflow {
 namespace {
@@ -115,6 +117,7 @@ absl::StatusOr<std::map<std::string, GraphDef>> Partitioner::Run() {
                        "before partitioning it"));
     }
   }
+  DFLOW_RETURN_IF_ERROR(CheckLoopsOnOneDevice(graph_));
   for (const Node* node : graph_.nodes()) AddNode(*node);
   for (auto& [device, part] : parts_) {
     *part.mutable_versions() = graph_.versions();
