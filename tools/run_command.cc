@@ -12,6 +12,7 @@
 #include "graph/status_macros.h"
 #include "session/session.h"
 #include "tools/cli_args.h"
+#include "tools/model_run.h"
 #include "tools/tensor_printer.h"
 
 namespace dflow {
@@ -136,9 +137,10 @@ absl::StatusOr<RunResult> RunGraph(const RunRequest& request) {
 }
 
 absl::Status RunRunCommand(const std::vector<std::string>& args, std::ostream& out) {
-  DFLOW_ASSIGN_OR_RETURN(CliArgs flags,
-                         CliArgs::Parse(args, {"graph", "output", "config", "run_options",
-                                               "run_metadata", "feed", "fetch", "target"}));
+  std::vector<std::string> known = {"graph",        "output", "config", "run_options",
+                                    "run_metadata", "feed",   "fetch",  "target"};
+  known.insert(known.end(), std::begin(kModelRunFlags), std::end(kModelRunFlags));
+  DFLOW_ASSIGN_OR_RETURN(CliArgs flags, CliArgs::Parse(args, known));
   const std::string output = flags.Get("output", "text");
   if (output != "json" && output != "text") {
     return absl::InvalidArgumentError(
@@ -147,16 +149,21 @@ absl::Status RunRunCommand(const std::vector<std::string>& args, std::ostream& o
   if (flags.Has("run_metadata") && flags.Get("run_metadata").empty()) {
     return absl::InvalidArgumentError("--run_metadata needs a file path");
   }
-  DFLOW_ASSIGN_OR_RETURN(RunRequest request, RequestFromFlags(flags));
-  DFLOW_ASSIGN_OR_RETURN(RunResult result, RunGraph(request));
-  if (request.collect_metadata) {
+  RunResult result;
+  if (IsModelRun(flags)) {  // --saved_model / --meta_graph (tools/model_run.h)
+    DFLOW_ASSIGN_OR_RETURN(result, RunModel(flags));
+  } else {
+    DFLOW_ASSIGN_OR_RETURN(RunRequest request, RequestFromFlags(flags));
+    DFLOW_ASSIGN_OR_RETURN(result, RunGraph(request));
+  }
+  if (flags.Has("run_metadata")) {
     DFLOW_RETURN_IF_ERROR(
         WriteProtoFile(flags.Get("run_metadata"), result.metadata, ProtoFormat::kText));
   }
   if (output == "json") {
     out << OutputsJson(result.fetch_names, result.outputs);
   } else if (result.fetch_names.empty()) {
-    out << "ran " << absl::StrJoin(request.targets, ", ") << " (nothing fetched)\n";
+    out << "ran " << absl::StrJoin(flags.GetAll("target"), ", ") << " (nothing fetched)\n";
   } else {
     out << OutputsText(result.fetch_names, result.outputs);
   }

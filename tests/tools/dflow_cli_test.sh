@@ -234,6 +234,30 @@ grep -q "  x:0 float32 <unknown> unknown size: .*CPU:0 -> .*CPU:1 (read by y)" "
 expect_error "INVALID_ARGUMENT: Cannot assign a device for operation c" place --graph="$TMP/gpu2.pbtxt"
 expect_error "INVALID_ARGUMENT: --explain=maybe" place --graph="$EX/seed_matmul.pbtxt" --explain=maybe
 
+# ---- SavedModels and MetaGraphDef + checkpoint -----------------------------------------
+HPT="$CORPUS/saved_model/tf_half_plus_two"
+HPT_JSON='{"outputs": [{"name": "y", "dtype": "float32", "shape": [3, 1], "values": [2.5, 3, 3.5]}]}'
+out=$("$DFLOW" run --saved_model="$HPT" --feed='x=[[1],[2],[3]]' --output=json 2>"$TMP/err") || fail "saved_model run: $(cat "$TMP/err")"
+[ "$out" = "$HPT_JSON" ] || fail "saved_model half_plus_two: $out"
+out=$("$DFLOW" run --saved_model="$CORPUS/saved_model/serving_half_plus_two_gpu" --tag=serve \
+      --signature=regress_x2_to_y3 --feed='inputs=[[1],[4]]' --fetch=outputs --output=json 2>"$TMP/err") \
+  || fail "saved_model gpu run: $(cat "$TMP/err")"
+echo "$out" | grep -q '"name": "outputs", "dtype": "float32", "shape": \[2, 1\], "values": \[3.5, 5\]' || fail "saved_model y3: $out"
+# 100 images with pixels in [0, 1], as a JSON file.
+{ printf '['; for i in $(seq 100); do [ "$i" -gt 1 ] && printf ','; printf '['
+  for j in $(seq 0 111); do [ "$j" -gt 0 ] && printf ','; printf '%s' "$(( (i + j) % 7 )).0,0.25,0.5,1,0,0.125,0.75"; done
+  printf ']'; done; printf ']'; } | sed 's/\([0-9]\)\.0,/0.\1,/g' > "$TMP/images.json"
+out=$("$DFLOW" run --meta_graph="$CORPUS/meta/mnist_fc_feed_train.meta" --checkpoint="$CORPUS/checkpoints/mnist_fc_feed" \
+      --feed=Placeholder=@"$TMP/images.json" --fetch=softmax_linear/add --output=json 2>"$TMP/err")
+want=$("$DFLOW" run --graph="$CORPUS/frozen_pb/mnist_mlp_fc_feed_b100.pb" \
+      --feed=Placeholder=@"$TMP/images.json" --fetch=softmax_linear/add --output=json 2>&1)
+[ -n "$out" ] && [ "$out" = "$want" ] || fail "meta_graph+checkpoint logits differ from the frozen graph's: $(head -c 300 "$TMP/err")"
+expect_error "NOT_FOUND: Could not find meta graph def matching supplied tags: { gpu }" run --saved_model="$HPT" --tag=gpu --feed='x=[[1]]'
+expect_error "NOT_FOUND: No signature 'nope'" run --saved_model="$HPT" --signature=nope --feed='x=[[1]]'
+expect_error "INVALID_ARGUMENT: --feed z: signature 'serving_default' has no input named z; it has: x" run --saved_model="$HPT" --feed='z=[[1]]'
+expect_error "INVALID_ARGUMENT: --meta_graph needs --checkpoint" run --meta_graph="$CORPUS/meta/mnist_fc_feed_train.meta"
+expect_error "NOT_FOUND: .*nowhere.index" run --meta_graph="$CORPUS/meta/mnist_fc_feed_train.meta" --checkpoint="$TMP/nowhere"
+
 # ---- examples/ programs print the same results as the .pbtxt twins --------------------
 for ex in seed_matmul manual_placement multi_tower; do
   [ -x "$EX/$ex" ] || { fail "example $ex not built"; continue; }
