@@ -78,4 +78,9 @@ AllocatorStats CpuAllocator::GetStats() const {
 
 void CpuAllocator::ResetPeak() { peak_.store(in_use_.load(std::memory_order_relaxed)); }
 
+CpuAllocator* ProcessCpuAllocator() {
+  static CpuAllocator* const allocator = new CpuAllocator();
+  return allocator;
+}
+
 }  // namespace dflow

@@ -49,6 +49,13 @@ class Allocator {
 // more are cached when freed (up to 1 GiB) and handed out again for requests up to the
 // block's size: the OS maps big blocks with fresh pages, and first-touching those
 // costs far more than the work a kernel does on them.
+// The process's host allocator, which every session's CPU devices share (TF's
+// cpu_allocator()). Process-wide on purpose, the one global besides the registries:
+// host tensors returned by Session::Run must outlive the session that made them.
+// Never destroyed, so buffers freed during static destruction stay safe.
+class CpuAllocator;
+CpuAllocator* ProcessCpuAllocator();
+
 class CpuAllocator final : public Allocator {
  public:
   static constexpr size_t kCachedBlockMin = size_t{1} << 20;

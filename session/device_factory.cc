@@ -92,12 +92,11 @@ absl::StatusOr<SessionDevices> CreateSessionDevices(const ConfigProto& config) {
     return absl::InvalidArgumentError("ConfigProto thread counts above 4096 are not supported");
   }
   SessionDevices result;
-  result.cpu_allocator = std::make_unique<CpuAllocator>();
   result.pool = std::make_unique<ThreadPool>(SessionThreadCount(config), "dflow");
   std::vector<std::unique_ptr<Device>> devices;
   for (int i = 0; i < num_cpus; ++i) {
     devices.push_back(
-        std::make_unique<CpuDevice>(i, result.cpu_allocator.get(), result.pool.get()));
+        std::make_unique<CpuDevice>(i, ProcessCpuAllocator(), result.pool.get()));
   }
   absl::Status gpus = AddSimulatedGpus(config, result.pool.get(), &devices, &result.warnings);
   if (!gpus.ok()) return gpus;

@@ -26,9 +26,10 @@
 namespace dflow {
 
 // Everything device-related a session owns. Members are declared in destruction-safe
-// order: devices go before the pool and allocator they borrow.
+// order: devices go before the pool they borrow. Host memory comes from the process's
+// CPU allocator (ProcessCpuAllocator), as in TF: tensors a Run returned stay valid after
+// their session is gone.
 struct SessionDevices {
-  std::unique_ptr<CpuAllocator> cpu_allocator;
   std::unique_ptr<ThreadPool> pool;
   std::unique_ptr<DeviceMgr> devices;
   // What TF would log while creating the devices (e.g. an invalid
