@@ -1,0 +1,257 @@
+#include "graph/fusion.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "graph/device_name.h"
+#include "graph/node_def_util.h"
+#include "graph/status_macros.h"
+#include "graph/tensor_proto_util.h"
+
+namespace dflow {
+namespace {
+
+bool OnCpu(const Node& node) {
+  absl::StatusOr<DeviceName> device = ParseDeviceName(node.assigned_device());
+  return device.ok() && device->type.has_value() && *device->type == "CPU";
+}
+
+bool IsFloat(const Node& node) {
+  absl::StatusOr<DataType> type = GetTypeAttr(node.def(), "T");
+  return type.ok() && *type == DT_FLOAT;
+}
+
+// A float node of op `op` on `device`'s CPU, candidate for a fused chain.
+bool IsFusible(const Node& node, const std::string& device) {
+  return node.assigned_device() == device && IsFloat(node);
+}
+
+// The one edge that reads `node`: a data edge from output 0, and no control successors.
+const Edge* SoleConsumer(const Node& node) {
+  if (node.out_edges().size() != 1) return nullptr;
+  const Edge* edge = node.out_edges()[0];
+  return edge->IsControlEdge() || edge->src_output != 0 ? nullptr : edge;
+}
+
+// The Const whose value output `edge` carries, directly or through forwarding nodes.
+const Node* ConstSource(const Edge* edge) {
+  for (int depth = 0; edge != nullptr && depth < 64; ++depth) {
+    const Node* src = edge->src;
+    if (src->op() == "Const") return edge->src_output == 0 ? src : nullptr;
+    if (src->op() != "Identity" && src->op() != "Snapshot" && src->op() != "StopGradient") {
+      return nullptr;
+    }
+    edge = src->input_edge(0);
+  }
+  return nullptr;
+}
+
+// The dims of the Const value that `edge` carries, if it is one.
+std::optional<std::vector<int64_t>> ConstDims(const Edge* edge) {
+  const Node* src = ConstSource(edge);
+  if (src == nullptr) return std::nullopt;
+  const AttrValue* value = src->attr("value");
+  if (value == nullptr || !value->has_tensor()) return std::nullopt;
+  std::vector<int64_t> dims;
+  for (const auto& dim : value->tensor().tensor_shape().dim()) dims.push_back(dim.size());
+  return dims;
+}
+
+std::string StringAttr(const Node& node, const char* name, const char* fallback) {
+  absl::StatusOr<std::string> value = GetStringAttr(node.def(), name);
+  return value.ok() ? *value : fallback;
+}
+
+// Pad -> Conv2D (VALID or EXPLICIT): the zero pad becomes the convolution's own.
+bool FoldPadIntoConv(Graph* graph, Node* conv) {
+  const Edge* in = conv->input_edge(0);
+  if (in == nullptr) return false;
+  Node* pad = in->src;
+  if (pad->op() != "Pad" || SoleConsumer(*pad) != in ||
+      !IsFusible(*pad, conv->assigned_device())) {
+    return false;
+  }
+  const std::string padding = StringAttr(*conv, "padding", "");
+  if (padding != "VALID" && padding != "EXPLICIT") return false;
+  const Node* paddings = ConstSource(pad->input_edge(1));
+  if (paddings == nullptr || paddings->attr("value") == nullptr) return false;
+  absl::StatusOr<std::vector<int64_t>> pads =
+      TensorProtoToInt64s(paddings->attr("value")->tensor(), 8);
+  if (!pads.ok() || pads->size() != 8) return false;
+  const bool nchw = StringAttr(*conv, "data_format", "NHWC") == "NCHW";
+  const int channel = nchw ? 1 : 3;
+  std::vector<int64_t> explicit_pads(8, 0);
+  if (padding == "EXPLICIT") {
+    const AttrValue* attr = conv->attr("explicit_paddings");
+    if (attr == nullptr || attr->list().i_size() != 8) return false;
+    for (int i = 0; i < 8; ++i) explicit_pads[i] = attr->list().i(i);
+  }
+  for (int i = 0; i < 8; ++i) {
+    const int dim = i / 2;
+    if ((*pads)[i] < 0 || ((dim == 0 || dim == channel) && (*pads)[i] != 0)) return false;
+    explicit_pads[i] += (*pads)[i];
+  }
+  AttrValue& padding_attr = (*conv->mutable_def()->mutable_attr())["padding"];
+  padding_attr.set_s("EXPLICIT");
+  AttrValue& pads_attr = (*conv->mutable_def()->mutable_attr())["explicit_paddings"];
+  pads_attr.mutable_list()->clear_i();
+  for (int64_t p : explicit_pads) pads_attr.mutable_list()->add_i(p);
+  const Edge* source = pad->input_edge(0);
+  graph->AddEdge(source->src, source->src_output, conv, 0);
+  for (const Edge* e : pad->in_edges()) {
+    if (e->IsControlEdge()) graph->AddControlEdge(e->src, conv);
+  }
+  graph->RemoveNode(pad);
+  return true;
+}
+
+// A matched chain root -> bias [-> activation].
+struct Chain {
+  Node* root = nullptr;
+  Node* bias = nullptr;
+  const Edge* bias_value = nullptr;  // the edge carrying the bias vector
+  Node* activation = nullptr;
+
+  Node* last() const { return activation != nullptr ? activation : bias; }
+};
+
+// The output width of `root` when its weights are a Const (filter out-channels for a
+// Conv2D, B's columns for a MatMul), else nullopt.
+std::optional<int64_t> OutChannels(const Node& root) {
+  std::optional<std::vector<int64_t>> dims = ConstDims(root.input_edge(1));
+  if (!dims.has_value()) return std::nullopt;
+  if (root.op() == "Conv2D") {
+    if (dims->size() != 4) return std::nullopt;
+    return (*dims)[3];
+  }
+  if (dims->size() != 2) return std::nullopt;
+  absl::StatusOr<bool> transpose_b = GetBoolAttr(root.def(), "transpose_b");
+  return (transpose_b.ok() && *transpose_b) ? (*dims)[0] : (*dims)[1];
+}
+
+// The bias edge of `add` (BiasAdd, or Add/AddV2 of a rank-1 Const) reading `in`.
+const Edge* MatchBias(const Node& root, const Edge* in) {
+  const Node& add = *in->dst;
+  if (add.op() == "BiasAdd") {
+    if (in->dst_input != 0) return nullptr;
+    const std::string format = StringAttr(add, "data_format", "NHWC");
+    if (root.op() == "Conv2D" && format != StringAttr(root, "data_format", "NHWC")) return nullptr;
+    return add.input_edge(1);
+  }
+  if (add.op() != "Add" && add.op() != "AddV2") return nullptr;
+  if (root.op() == "Conv2D" && StringAttr(root, "data_format", "NHWC") != "NHWC") return nullptr;
+  const Edge* other = add.input_edge(1 - in->dst_input);
+  std::optional<std::vector<int64_t>> dims = ConstDims(other);
+  std::optional<int64_t> channels = OutChannels(root);
+  if (!dims.has_value() || !channels.has_value() || dims->size() != 1 ||
+      (*dims)[0] != *channels) {
+    return nullptr;
+  }
+  return other;
+}
+
+std::optional<Chain> MatchChain(Node* root) {
+  if ((root->op() != "Conv2D" && root->op() != "MatMul") || !OnCpu(*root) || !IsFloat(*root)) {
+    return std::nullopt;
+  }
+  const Edge* to_bias = SoleConsumer(*root);
+  if (to_bias == nullptr || !IsFusible(*to_bias->dst, root->assigned_device())) {
+    return std::nullopt;
+  }
+  Chain chain;
+  chain.root = root;
+  chain.bias = to_bias->dst;
+  chain.bias_value = MatchBias(*root, to_bias);
+  if (chain.bias_value == nullptr) return std::nullopt;
+  const Edge* to_activation = SoleConsumer(*chain.bias);
+  if (to_activation != nullptr) {
+    Node* next = to_activation->dst;
+    if ((next->op() == "Relu" || next->op() == "Relu6") &&
+        IsFusible(*next, root->assigned_device())) {
+      chain.activation = next;
+    }
+  }
+  return chain;
+}
+
+NodeDef FusedDef(const Chain& chain) {
+  const Node& root = *chain.root;
+  NodeDef def;
+  def.set_name(chain.last()->name());
+  def.set_op(root.op() == "Conv2D" ? "_FusedConv2D" : "_FusedMatMul");
+  def.set_device(chain.last()->requested_device());
+  auto& attrs = *def.mutable_attr();
+  for (const auto& [name, value] : root.def().attr()) {
+    if (!absl::StartsWith(name, "_")) attrs[name] = value;  // not dflow's or TF's private marks
+  }
+  attrs["num_args"].set_i(1);
+  if (root.op() == "Conv2D") attrs["TArgs"].mutable_list()->add_type(DT_FLOAT);
+  auto* fused_ops = attrs["fused_ops"].mutable_list();
+  fused_ops->add_s("BiasAdd");
+  if (chain.activation != nullptr) fused_ops->add_s(chain.activation->op());
+  return def;
+}
+
+absl::Status Rewrite(Graph* graph, const Chain& chain) {
+  struct Port {
+    Node* node;
+    int index;
+  };
+  const Edge* a = chain.root->input_edge(0);
+  const Edge* b = chain.root->input_edge(1);
+  if (a == nullptr || b == nullptr) return absl::OkStatus();  // an incomplete graph: leave it
+  const std::vector<Port> inputs = {{a->src, a->src_output},
+                                    {b->src, b->src_output},
+                                    {chain.bias_value->src, chain.bias_value->src_output}};
+  std::vector<Node*> control_inputs;
+  std::vector<Node*> replaced = {chain.root, chain.bias};
+  if (chain.activation != nullptr) replaced.push_back(chain.activation);
+  for (Node* node : replaced) {
+    for (const Edge* e : node->in_edges()) {
+      if (e->IsControlEdge()) control_inputs.push_back(e->src);
+    }
+  }
+  std::vector<Port> outputs;
+  for (const Edge* e : chain.last()->out_edges()) outputs.push_back({e->dst, e->dst_input});
+  const std::string device = chain.last()->assigned_device();
+  NodeDef def = FusedDef(chain);
+  for (Node* node : replaced) graph->RemoveNode(node);
+  DFLOW_ASSIGN_OR_RETURN(Node * fused, graph->AddNode(std::move(def)));
+  fused->set_assigned_device(device);
+  for (int i = 0; i < 3; ++i) graph->AddEdge(inputs[i].node, inputs[i].index, fused, i);
+  for (Node* src : control_inputs) graph->AddControlEdge(src, fused);
+  for (const Port& out : outputs) {
+    if (out.index == kControlSlot) {
+      graph->AddControlEdge(fused, out.node);
+    } else {
+      graph->AddEdge(fused, 0, out.node, out.index);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status FuseCpuOps(Graph* graph) {
+  // Pads first, so that a padded convolution still fuses with its bias. Folding removes
+  // only Pad nodes, never a Conv2D of this list.
+  std::vector<Node*> convs;
+  for (Node* node : graph->nodes()) {
+    if (node->op() == "Conv2D" && OnCpu(*node) && IsFloat(*node)) convs.push_back(node);
+  }
+  for (Node* conv : convs) FoldPadIntoConv(graph, conv);
+  // By id, since a rewrite removes nodes later in the list; fused nodes get new ids and
+  // are not visited (they are no chain's root).
+  const int num_ids = graph->num_node_ids();
+  for (int id = 0; id < num_ids; ++id) {
+    Node* node = graph->FindNodeId(id);
+    if (node == nullptr) continue;
+    std::optional<Chain> chain = MatchChain(node);
+    if (chain.has_value()) DFLOW_RETURN_IF_ERROR(Rewrite(graph, *chain));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace dflow

@@ -1,0 +1,37 @@
+// Operator fusion on a CPU execution graph, as TensorFlow's grappler remapper does it:
+// a layer's chain of nodes becomes one node whose kernel does the whole layer in one
+// pass over memory (oneDNN post-ops on CPU), instead of writing and re-reading each
+// intermediate tensor and dispatching one kernel per step.
+//
+// Rewrites, on float nodes assigned to one CPU device:
+//   Pad(x, const paddings) -> Conv2D (VALID or EXPLICIT)
+//       => Conv2D(x) with EXPLICIT padding (the zero pad folded into the convolution;
+//          only spatial pads, TF's "Pad" op, i.e. zeros).
+//   Conv2D -> BiasAdd (same data_format) | Add/AddV2 with a rank-1 Const bias of the
+//   filter's out-channels (NHWC only) [-> Relu | Relu6]
+//       => _FusedConv2D(input, filter, bias) fused_ops ["BiasAdd"(, "Relu"|"Relu6")]
+//   MatMul -> BiasAdd | Add/AddV2 with a rank-1 Const bias of B's columns
+//   [-> Relu | Relu6]
+//       => _FusedMatMul(a, b, bias) with the same fused_ops.
+// An intermediate tensor must have exactly one consumer (the next node of the chain;
+// fetches count, as their _Retval/_Send consumers) and no control successors. The fused
+// node takes the name of the last node it replaces (as grappler names it), so errors and
+// step stats name that node; control inputs of the replaced nodes move to it.
+//
+// Run on a partition's graph before MarkConstantInputs; nodes on other device types
+// (simulated GPUs run the same kernels) are left alone.
+#ifndef DFLOW_GRAPH_FUSION_H_
+#define DFLOW_GRAPH_FUSION_H_
+
+#include "absl/status/status.h"
+#include "graph/graph.h"
+
+namespace dflow {
+
+// Applies the rewrites above to every match. Fails only on an internal inconsistency
+// (a fused node the registry rejects).
+absl::Status FuseCpuOps(Graph* graph);
+
+}  // namespace dflow
+
+#endif  // DFLOW_GRAPH_FUSION_H_
