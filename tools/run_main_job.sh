@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
-bazel build //tools:dflow
+bazel build //tools:dflow //examples:mnist_eval
 DFLOW=bazel-bin/tools/dflow
 
 echo "== the seed MatMul, with TF's placement log (stderr)"
@@ -32,3 +32,10 @@ echo "== dflow convert: binary -> text -> binary"
 "$DFLOW" convert --graph="$GRAPH" --out="$OUT/lenet5.pbtxt"
 "$DFLOW" convert --graph="$OUT/lenet5.pbtxt" --out="$OUT/lenet5.pb"
 echo "round trip: $(stat -c %s "$GRAPH") bytes in, $(stat -c %s "$OUT/lenet5.pb") bytes out"
+echo "== LeNet-5, as TensorFlow froze it, on the 10,000 MNIST test digits"
+bazel-bin/examples/mnist_eval --graph="$GRAPH" \
+  --images=tests/data/tf_graphs/mnist/t10k-images-idx3-ubyte.gz \
+  --labels=tests/data/tf_graphs/mnist/t10k-labels-idx1-ubyte.gz --feed=keep_prob=1.0
+echo "== a SavedModel (TF 1.1's half_plus_two) by its serving signature: y = 0.5x + 2"
+"$DFLOW" run --saved_model=tests/data/tf_graphs/saved_model/tf_half_plus_two \
+  --feed='x=[[1],[2],[3]]' --output=json
