@@ -47,6 +47,12 @@ Tensor Filled(std::vector<int64_t> shape, const std::vector<T>& values) {
   return t;
 }
 
+// A tensor's dimensions as a vector, for comparing shapes in CHECKs.
+inline std::vector<int64_t> DimsOf(const Tensor& tensor) {
+  absl::Span<const int64_t> dims = tensor.shape().dim_sizes();
+  return std::vector<int64_t>(dims.begin(), dims.end());
+}
+
 template <typename T>
 std::vector<T> Values(const Tensor& tensor) {
   absl::Span<T> flat = tensor.flat<T>();

@@ -11,6 +11,7 @@ namespace dflow {
 namespace {
 
 using Catch::Matchers::Contains;
+using testing::DimsOf;
 using testing::Filled;
 using testing::OpTester;
 using testing::Values;
@@ -18,7 +19,6 @@ using Dims = std::vector<int64_t>;
 
 const KernelRegistry& Registry() { return testing::TestKernelRegistry(RegisterGatherKernels); }
 
-Dims DimsOf(const Tensor& t) { return Dims(t.shape().dim_sizes().begin(), t.shape().dim_sizes().end()); }
 
 template <typename T>
 Tensor Iota(const Dims& shape) {

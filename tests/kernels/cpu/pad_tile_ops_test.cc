@@ -10,6 +10,7 @@ namespace dflow {
 namespace {
 
 using Catch::Matchers::Contains;
+using testing::DimsOf;
 using testing::Filled;
 using testing::OpTester;
 using testing::Values;
@@ -17,7 +18,6 @@ using Dims = std::vector<int64_t>;
 
 const KernelRegistry& Registry() { return testing::TestKernelRegistry(RegisterPadTileKernels); }
 
-Dims DimsOf(const Tensor& t) { return Dims(t.shape().dim_sizes().begin(), t.shape().dim_sizes().end()); }
 
 // [[0,1,2],[3,4,5]]
 const Tensor& X() {

@@ -12,6 +12,7 @@ namespace dflow {
 namespace {
 
 using Catch::Matchers::Contains;
+using testing::DimsOf;
 using testing::Filled;
 using testing::OpTester;
 using testing::Values;
@@ -33,7 +34,6 @@ Tensor Iota(const Dims& shape) {
   return Filled<T>(shape, values);
 }
 
-Dims DimsOf(const Tensor& t) { return Dims(t.shape().dim_sizes().begin(), t.shape().dim_sizes().end()); }
 
 template <typename Index>
 absl::StatusOr<Tensor> StridedSlice(const Tensor& input, const std::vector<Index>& begin,
