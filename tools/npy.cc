@@ -20,8 +20,8 @@ constexpr size_t kMagicSize = 6;
 constexpr size_t kMaxHeaderSize = 1 << 20;
 
 struct NpyType {
-  char kind;  // 'f', 'i', 'u', 'b'
-  int size;
+  char kind;  // 'f', 'i', 'u', 'b'; 'S' (bytes) and 'U' (UTF-32) for DT_STRING
+  int size;   // bytes per element
   DataType dtype;
 };
 
@@ -159,6 +159,12 @@ absl::StatusOr<NpyType> ParseDescr(const std::string& descr, bool* swap) {
     }
     size = size * 10 + (descr[i] - '0');
   }
+  // NumPy's fixed-width strings ('|S5': bytes, '<U5': UTF-32 characters) feed DT_STRING
+  // tensors, e.g. serialized tf.Example protos for a SavedModel's ParseExample input.
+  if ((kind == 'S' && order == '|') || (kind == 'U' && (order == '<' || order == '='))) {
+    if (size < 1) return HeaderError(absl::StrCat("unsupported descr '", descr, "'"));
+    return NpyType{kind, kind == 'U' ? 4 * size : size, DT_STRING};
+  }
   for (const NpyType& type : kNpyTypes) {
     if (type.kind != kind || type.size != size) continue;
     if (order == '>') {
@@ -172,7 +178,8 @@ absl::StatusOr<NpyType> ParseDescr(const std::string& descr, bool* swap) {
   }
   return absl::InvalidArgumentError(absl::StrCat(
       ".npy descr '", descr,
-      "' is not supported (expected one of <f4 <f8 <i2 <i4 <i8 |i1 |u1 <u2 <u4 <u8 |b1)"));
+      "' is not supported (expected one of <f4 <f8 <i2 <i4 <i8 |i1 |u1 <u2 <u4 <u8 |b1 "
+      "|S<n> <U<n>)"));
 }
 
 uint32_t ReadLittleEndian(absl::string_view bytes, size_t offset, int width) {
@@ -245,9 +252,49 @@ absl::StatusOr<ParsedHeader> InterpretHeader(absl::string_view header) {
   return parsed;
 }
 
+// UTF-8 bytes of one code point (invalid ones become U+FFFD).
+void AppendUtf8(uint32_t c, std::string* out) {
+  if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) c = 0xFFFD;
+  if (c < 0x80) {
+    out->push_back(static_cast<char>(c));
+  } else if (c < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (c >> 6)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else if (c < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (c >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (c >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  }
+}
+
+// Fixed-width NumPy strings are padded with NULs, which NumPy strips when reading.
+void CopyStrings(absl::string_view data, const ParsedHeader& header, const Tensor& tensor) {
+  const int size = header.type.size;
+  std::string* out = tensor.data<std::string>();
+  for (int64_t i = 0; i < tensor.NumElements(); ++i) {
+    absl::string_view element = data.substr(static_cast<size_t>(i) * size, size);
+    std::string& text = out[i];
+    if (header.type.kind == 'S') {
+      text.assign(element.data(), element.size());
+    } else {
+      for (size_t c = 0; c + 4 <= element.size(); c += 4) AppendUtf8(ReadLittleEndian(element, c, 4), &text);
+    }
+    while (!text.empty() && text.back() == '\0') text.pop_back();
+  }
+}
+
 void CopyElements(absl::string_view data, const ParsedHeader& header, const Tensor& tensor) {
   const int size = header.type.size;
   const int64_t n = tensor.NumElements();
+  if (header.type.dtype == DT_STRING) {
+    CopyStrings(data, header, tensor);
+    return;
+  }
   if (header.type.dtype == DT_BOOL) {
     bool* out = tensor.data<bool>();
     for (int64_t i = 0; i < n; ++i) out[i] = data[i] != 0;

@@ -136,6 +136,30 @@ TEST_CASE("Bool bytes other than 0 and 1 read as true", "[tools][npy]") {
   CHECK(t->flat<bool>()[2] == true);
 }
 
+TEST_CASE("NumPy byte and unicode strings read as DT_STRING, NULs stripped", "[tools][npy]") {
+  // np.save of np.array([b'ab', b'c']) and np.array(['hé', 'x']).
+  auto bytes = ParseNpy(NpyBytes("{'descr': '|S2', 'fortran_order': False, 'shape': (2,), }",
+                                 std::string("abc\0", 4)),
+                        TestAllocator());
+  REQUIRE(bytes.ok());
+  CHECK(bytes->dtype() == DT_STRING);
+  CHECK(bytes->template data<std::string>()[0] == "ab");
+  CHECK(bytes->template data<std::string>()[1] == "c");
+  auto text = ParseNpy(
+      NpyBytes("{'descr': '<U2', 'fortran_order': False, 'shape': (2, 1), }",
+               std::string("h\0\0\0\xe9\0\0\0x\0\0\0\0\0\0\0", 16)),
+      TestAllocator());
+  REQUIRE(text.ok());
+  CHECK(text->shape().dim_size(0) == 2);
+  CHECK(text->template data<std::string>()[0] == "h\xc3\xa9");  // UTF-8
+  CHECK(text->template data<std::string>()[1] == "x");
+  // A string array whose data is short is refused like any other.
+  CHECK(ParseNpy(NpyBytes("{'descr': '|S4', 'fortran_order': False, 'shape': (2,), }", "abcd"),
+                 TestAllocator())
+            .status()
+            .code() == absl::StatusCode::kInvalidArgument);
+}
+
 TEST_CASE("Malformed .npy files are INVALID_ARGUMENT saying why", "[tools][npy]") {
   const std::string four = Raw<float>({1, 2, 3, 4});
   auto with = [&](const std::string& dict) { return NpyBytes(dict, four); };
@@ -149,7 +173,9 @@ TEST_CASE("Malformed .npy files are INVALID_ARGUMENT saying why", "[tools][npy]"
              Catch::Contains("Fortran"));
   CHECK_THAT(ParseError(with("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }")),
              Catch::Contains("not supported"));
-  CHECK_THAT(ParseError(with("{'descr': '<U1', 'fortran_order': False, 'shape': (4,), }")),
+  CHECK_THAT(ParseError(with("{'descr': '|O8', 'fortran_order': False, 'shape': (1,), }")),
+             Catch::Contains("not supported"));  // pickled objects
+  CHECK_THAT(ParseError(with("{'descr': '>U1', 'fortran_order': False, 'shape': (1,), }")),
              Catch::Contains("not supported"));
   CHECK_THAT(ParseError(with("{'descr': '|f4', 'fortran_order': False, 'shape': (4,), }")),
              Catch::Contains("not supported"));
