@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "graph/function_inliner.h"
 #include "graph/graph_def_import.h"
 #include "graph/status_macros.h"
 #include "runtime/call_frame.h"
@@ -179,7 +180,14 @@ absl::Status Session::Extend(const GraphDef& graph_def) {
 
 absl::Status Session::InstallGraph(GraphDef graph_def) {
   auto state = std::make_shared<GraphState>();
-  DFLOW_ASSIGN_OR_RETURN(state->graph, ImportGraphDef(graph_def));
+  // Library function calls run as their inlined bodies (graph/function_inliner.h); the
+  // session keeps the caller's GraphDef for Extend.
+  if (HasFunctionCalls(graph_def)) {
+    DFLOW_ASSIGN_OR_RETURN(GraphDef inlined, InlineFunctionCalls(graph_def));
+    DFLOW_ASSIGN_OR_RETURN(state->graph, ImportGraphDef(inlined));
+  } else {
+    DFLOW_ASSIGN_OR_RETURN(state->graph, ImportGraphDef(graph_def));
+  }
   PlacementOptions options;
   options.allow_soft_placement = config_.allow_soft_placement();
   options.log_device_placement = config_.log_device_placement();
