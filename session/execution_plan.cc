@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/constant_inputs.h"
+#include "graph/fusion.h"
 #include "graph/graph_def_import.h"
 #include "graph/node_def_util.h"
 #include "graph/partition.h"
@@ -95,6 +96,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     DFLOW_ASSIGN_OR_RETURN(Device * device, devices.Lookup(device_name));
     DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> partition,
                            ImportAssigned(graph_def, placed_graph.op_registry()));
+    DFLOW_RETURN_IF_ERROR(FuseCpuOps(partition.get()));
     MarkConstantInputs(partition.get());
     Partition part;
     part.device = device;

@@ -11,12 +11,19 @@
 // depth entries 1; SAME padding puts the odd pad after; EXPLICIT takes 8 pads in
 // data_format order; an input depth that is a multiple of the filter's in-depth is a
 // grouped convolution. Errors use TF's words.
+//
+// _FusedConv2D (graph/fusion.h) is the same kernel with the bias and activation applied
+// by the primitive (a bias argument and an eltwise post-op) while the output is hot.
+// NHWC convolutions that are one matrix product (1x1 filters at stride 1, or a filter
+// covering the whole input, as LeNet's last convolution) run on DenseLayer instead:
+// oneDNN's direct convolution is several times slower on a 1x1 output.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
+#include "kernels/cpu/dense_layer.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/register_cpu_kernels.h"
@@ -147,6 +154,21 @@ absl::StatusOr<ConvGeometry> MakeGeometry(const ConvAttrs& a, const TensorShape&
   return g;
 }
 
+// True for a convolution that is the matrix product input[M, K] x filter[K, out_depth]
+// over NHWC data, M = batch * output pixels: a 1x1 filter at stride 1, or a filter as
+// large as the input (a 1x1 output), with no groups, dilation or padding.
+bool IsMatrixProduct(const ConvAttrs& a, const ConvGeometry& g) {
+  if (a.layout.nchw || g.groups != 1 || g.rows.dilation != 1 || g.cols.dilation != 1) return false;
+  if (g.rows.pad_before != 0 || g.rows.pad_after != 0 || g.cols.pad_before != 0 ||
+      g.cols.pad_after != 0) {
+    return false;
+  }
+  const bool pointwise =
+      g.rows.size == 1 && g.cols.size == 1 && g.rows.stride == 1 && g.cols.stride == 1;
+  const bool whole = g.rows.size == g.rows.input && g.cols.size == g.cols.input;
+  return pointwise || whole;
+}
+
 // The HWIO filter as oneDNN weights: {O, I, H, W}, or {G, O/G, I/G, H, W} when grouped,
 // with the strides of the HWIO buffer (output channel o of group g is g*(O/G) + o).
 absl::StatusOr<dnnl_memory_desc_t> FilterDesc(const ConvGeometry& g, bool any_layout) {
@@ -168,7 +190,18 @@ absl::StatusOr<dnnl_memory_desc_t> FilterDesc(const ConvGeometry& g, bool any_la
   return md;
 }
 
+absl::StatusOr<dnnl_memory_desc_t> BiasDesc(const ConvGeometry& g) {
+  return onednn::StridedDesc({g.out_depth}, {1});
+}
+
+// The bias and activation a _FusedConv2D applies (none for Conv2D).
+struct ConvFusion {
+  bool bias = false;
+  onednn::Activation activation;
+};
+
 absl::StatusOr<std::shared_ptr<const onednn::Primitive>> MakeConvPrimitive(const ConvAttrs& a,
+                                                                           const ConvFusion& f,
                                                                            const ConvGeometry& g,
                                                                            int64_t n,
                                                                            dnnl_engine_t engine) {
@@ -183,13 +216,14 @@ absl::StatusOr<std::shared_ptr<const onednn::Primitive>> MakeConvPrimitive(const
   const dnnl_dims_t dilates = {g.rows.dilation - 1, g.cols.dilation - 1};
   const dnnl_dims_t pad_l = {g.rows.pad_before, g.cols.pad_before};
   const dnnl_dims_t pad_r = {g.rows.pad_after, g.cols.pad_after};
+  DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t bias, BiasDesc(g));
   dnnl_convolution_desc_t desc;
   DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
-      dnnl_dilated_convolution_forward_desc_init(&desc, dnnl_forward_inference,
-                                                 dnnl_convolution_direct, &src, &weights, nullptr,
-                                                 &dst, strides, dilates, pad_l, pad_r),
+      dnnl_dilated_convolution_forward_desc_init(
+          &desc, dnnl_forward_inference, dnnl_convolution_direct, &src, &weights,
+          f.bias ? &bias : nullptr, &dst, strides, dilates, pad_l, pad_r),
       "dnnl_dilated_convolution_forward_desc_init"));
-  return onednn::MakePrimitive(&desc, engine);
+  return onednn::MakePrimitive(&desc, engine, f.activation);
 }
 
 // What one shard size needs: the primitive and the filter in its layout.
@@ -205,7 +239,10 @@ class Conv2DOp : public OpKernel {
  public:
   explicit Conv2DOp(OpKernelConstruction* c) : OpKernel(c) {
     OP_ASSIGN_OR_RETURN(c, attrs_, ParseConvAttrs(c));
+    if (c->HasAttr("fused_ops")) OP_REQUIRES_OK(c, ParseFusion(c));
     OP_ASSIGN_OR_RETURN(c, engine_, onednn::MakeCpuEngine());
+    OP_ASSIGN_OR_RETURN(c, dense_, DenseLayer::Create(fusion_.activation));
+    filter_constant_ = IsConstantInput(*c, 1);
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -217,10 +254,31 @@ class Conv2DOp : public OpKernel {
     OP_ASSIGN_OR_RETURN(ctx, TensorShape out_shape,
                         TensorShape::Make(ImageDims(attrs_.layout, g.batch, g.rows.output,
                                                     g.cols.output, g.out_depth)));
+    const float* bias = nullptr;
+    if (fusion_.bias) {
+      const Tensor& b = ctx->input(2);
+      OP_REQUIRES(ctx, b.shape().dims() == 1 && b.shape().dim_size(0) == g.out_depth,
+                  KernelError(*ctx, "bias must be a vector of the ", g.out_depth,
+                              " output channels, got ", b.shape().DebugString()));
+      bias = b.data<float>();
+    }
     OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, out_shape));
     if (out->NumElements() == 0) return;
     if (input.NumElements() == 0) {  // in_depth 0: an empty sum
-      std::fill_n(out->data<float>(), out->NumElements(), 0.0f);
+      OP_REQUIRES_OK(ctx, EmptySum(g, bias, out));
+      return;
+    }
+    if (IsMatrixProduct(attrs_, g)) {
+      DenseArgs args;
+      args.m = g.batch * g.rows.output * g.cols.output;
+      args.k = g.rows.size * g.cols.size * g.filter_depth;
+      args.n = g.out_depth;
+      args.a = input.data<float>();
+      args.weights = &filter;
+      args.weights_constant = filter_constant_;
+      args.bias = bias;
+      args.c = out->data<float>();
+      OP_REQUIRES_OK(ctx, dense_->Run(ctx, args));
       return;
     }
     const onednn::BatchSplit split =
@@ -236,27 +294,68 @@ class Conv2DOp : public OpKernel {
     const int64_t out_image = g.out_depth * g.rows.output * g.cols.output;
     const float* in_data = input.data<float>();
     float* out_data = out->data<float>();
+    OP_ASSIGN_OR_RETURN(ctx, const dnnl_memory_desc_t bias_md, BiasDesc(g));
     OP_REQUIRES_OK(
         ctx,
         onednn::RunShards(ctx, g.batch, split, g.FlopsPerImage(), [&](int64_t first, int64_t n) {
           const ConvPlan& plan = n == split.block ? full : rest;
           const onednn::Primitive& p = *plan.primitive;
+          if (bias == nullptr) {
+            return onednn::Execute(
+                p, engine_.get(),
+                {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), in_data + first * in_image},
+                 {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
+                 {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), out_data + first * out_image}});
+          }
           return onednn::Execute(
               p, engine_.get(),
               {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), in_data + first * in_image},
                {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
+               {DNNL_ARG_BIAS, &bias_md, bias},
                {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), out_data + first * out_image}});
         }));
   }
 
  private:
+  absl::Status ParseFusion(OpKernelConstruction* c) {
+    std::vector<std::string> fused_ops;
+    int64_t num_args = 0, num_host_args = 0;
+    std::string filter_format;
+    DFLOW_RETURN_IF_ERROR(c->GetAttr("fused_ops", &fused_ops));
+    DFLOW_RETURN_IF_ERROR(c->GetAttr("num_args", &num_args));
+    DFLOW_RETURN_IF_ERROR(c->GetAttr("num_host_args", &num_host_args));
+    DFLOW_RETURN_IF_ERROR(c->GetAttr("filter_format", &filter_format));
+    if (filter_format != "HWIO" || num_host_args != 0) {
+      return absl::UnimplementedError(absl::StrCat(
+          "_FusedConv2D on CPU takes HWIO filters and no host args, got filter_format ",
+          filter_format, " and num_host_args ", num_host_args));
+    }
+    DFLOW_ASSIGN_OR_RETURN(fusion_.activation, onednn::FusedActivation(fused_ops, num_args));
+    fusion_.bias = true;
+    return absl::OkStatus();
+  }
+
+  // The output of an empty sum (in_depth 0): act(bias), or 0 without a bias.
+  absl::Status EmptySum(const ConvGeometry& g, const float* bias, Tensor* out) const {
+    const int64_t pixels = g.rows.output * g.cols.output;
+    float* data = out->data<float>();
+    for (int64_t i = 0; i < out->NumElements(); ++i) {
+      const int64_t channel = attrs_.layout.nchw ? (i / pixels) % g.out_depth : i % g.out_depth;
+      float v = bias != nullptr ? bias[channel] : 0.0f;
+      if (fusion_.activation.alg == dnnl_eltwise_relu) v = std::max(v, 0.0f);
+      if (fusion_.activation.alg == dnnl_eltwise_clip) v = std::min(std::max(v, 0.0f), 6.0f);
+      data[i] = v;
+    }
+    return absl::OkStatus();
+  }
+
   // The plan for `n` images; `other` (a plan of this Compute for another shard size)
   // lends its packed filter when the primitives want the same layout.
   absl::StatusOr<ConvPlan> Plan(const ConvGeometry& g, int64_t n, const Tensor& filter,
                                 const ConvPlan* other) {
     ConvPlan plan;
     DFLOW_ASSIGN_OR_RETURN(plan.primitive, primitives_.GetOrCreate(g.Key(n), [&] {
-      return MakeConvPrimitive(attrs_, g, n, engine_.get());
+      return MakeConvPrimitive(attrs_, fusion_, g, n, engine_.get());
     }));
     if (other != nullptr && dnnl_memory_desc_equal(other->WeightsMd(), plan.WeightsMd())) {
       plan.packed = other->packed;
@@ -265,12 +364,16 @@ class Conv2DOp : public OpKernel {
     }
     DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t plain, FilterDesc(g, /*any_layout=*/false));
     DFLOW_ASSIGN_OR_RETURN(plan.packed,
-                           packed_filters_.Get(engine_.get(), filter, plain, *plan.WeightsMd()));
+                           packed_filters_.Get(engine_.get(), filter, plain, *plan.WeightsMd(),
+                                               filter_constant_));
     plan.weights = plan.packed != nullptr ? plan.packed->buffer.get() : filter.raw_data();
     return plan;
   }
 
   ConvAttrs attrs_;
+  ConvFusion fusion_;
+  bool filter_constant_ = false;
+  std::unique_ptr<DenseLayer> dense_;  // for convolutions that are a matrix product
   onednn::EnginePtr engine_;
   onednn::ShapeCache<onednn::Primitive> primitives_;
   onednn::PackedWeightsCache packed_filters_;
@@ -281,6 +384,8 @@ class Conv2DOp : public OpKernel {
 absl::Status RegisterConvKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(registry->Register<Conv2DOp>(
       KernelDefBuilder("Conv2D").Device("CPU").TypeConstraint<float>("T")));
+  DFLOW_RETURN_IF_ERROR(registry->Register<Conv2DOp>(
+      KernelDefBuilder("_FusedConv2D").Device("CPU").TypeConstraint<float>("T")));
   return absl::OkStatus();
 }
 

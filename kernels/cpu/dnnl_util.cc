@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "graph/status_macros.h"
 #include "runtime/thread_pool.h"
 
@@ -89,6 +90,22 @@ absl::StatusOr<std::shared_ptr<void>> Reorder(dnnl_engine_t engine,
   return dst;
 }
 
+struct PostOpsDeleter {
+  void operator()(dnnl_post_ops_t p) const { dnnl_post_ops_destroy(p); }
+};
+
+absl::Status SetActivation(const Activation& activation, dnnl_primitive_attr_t attr) {
+  dnnl_post_ops_t raw = nullptr;
+  DFLOW_RETURN_IF_ERROR(DnnlStatus(dnnl_post_ops_create(&raw), "dnnl_post_ops_create"));
+  std::unique_ptr<dnnl_post_ops, PostOpsDeleter> post_ops(raw);
+  DFLOW_RETURN_IF_ERROR(
+      DnnlStatus(dnnl_post_ops_append_eltwise(post_ops.get(), 1.0f, activation.alg,
+                                              activation.alpha, activation.beta),
+                 "dnnl_post_ops_append_eltwise"));
+  return DnnlStatus(dnnl_primitive_attr_set_post_ops(attr, post_ops.get()),
+                    "dnnl_primitive_attr_set_post_ops");
+}
+
 }  // namespace
 
 absl::Status DnnlStatus(dnnl_status_t status, const char* what) {
@@ -148,8 +165,34 @@ std::string Primitive::Implementation() const {
   return name;
 }
 
+std::optional<Activation> ActivationNamed(const std::string& op) {
+  if (op == "Relu") return Activation{dnnl_eltwise_relu, 0.0f, 0.0f};
+  if (op == "Relu6") return Activation{dnnl_eltwise_clip, 0.0f, 6.0f};
+  return std::nullopt;
+}
+
+absl::StatusOr<Activation> FusedActivation(const std::vector<std::string>& fused_ops,
+                                           int64_t num_args) {
+  const auto unsupported = [&] {
+    return absl::UnimplementedError(
+        absl::StrCat("Fusion is not implemented: [", absl::StrJoin(fused_ops, ","), "]"));
+  };
+  if (fused_ops.empty() || fused_ops.size() > 2 || fused_ops[0] != "BiasAdd") {
+    return unsupported();
+  }
+  if (num_args != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Fused op with BiasAdd must have one extra argument: bias, got ", num_args));
+  }
+  if (fused_ops.size() == 1) return Activation{};
+  std::optional<Activation> activation = ActivationNamed(fused_ops[1]);
+  if (!activation.has_value()) return unsupported();
+  return *activation;
+}
+
 absl::StatusOr<std::shared_ptr<const Primitive>> MakePrimitive(const_dnnl_op_desc_t op_desc,
-                                                               dnnl_engine_t engine) {
+                                                               dnnl_engine_t engine,
+                                                               const Activation& activation) {
   // Primitives size their work split by the creating thread's OpenMP team.
   UseOneOpenMPThread();
   dnnl_primitive_attr_t raw_attr = nullptr;
@@ -161,6 +204,9 @@ absl::StatusOr<std::shared_ptr<const Primitive>> MakePrimitive(const_dnnl_op_des
       DnnlStatus(dnnl_primitive_attr_set_scratchpad_mode(attr.get(), dnnl_scratchpad_mode_user),
                  "dnnl_primitive_attr_set_scratchpad_mode");
   if (!status.ok()) return status;
+  if (activation.alg != dnnl_alg_kind_undef) {
+    DFLOW_RETURN_IF_ERROR(SetActivation(activation, attr.get()));
+  }
   auto p = std::make_shared<Primitive>();
   dnnl_primitive_desc_t pd = nullptr;
   status = DnnlStatus(dnnl_primitive_desc_create(&pd, op_desc, attr.get(), engine, nullptr),
@@ -213,12 +259,20 @@ absl::Status Execute(const Primitive& p, dnnl_engine_t engine,
 
 absl::StatusOr<std::shared_ptr<const PackedWeights>> PackedWeightsCache::Get(
     dnnl_engine_t engine, const Tensor& source, const dnnl_memory_desc_t& plain_md,
-    const dnnl_memory_desc_t& packed_md) {
+    const dnnl_memory_desc_t& packed_md, bool constant) {
   if (dnnl_memory_desc_equal(&plain_md, &packed_md)) return nullptr;
   const char* values = static_cast<const char*>(source.raw_data());
   const size_t bytes = source.TotalBytes();
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (constant && values != nullptr) {
+      for (const auto& e : entries_) {
+        if (e->constant_source.raw_data() == values && dnnl_memory_desc_equal(&e->md, &packed_md) &&
+            dnnl_memory_desc_equal(&e->plain_md, &plain_md)) {
+          return e;
+        }
+      }
+    }
     for (const auto& e : entries_) {
       if (dnnl_memory_desc_equal(&e->md, &packed_md) &&
           dnnl_memory_desc_equal(&e->plain_md, &plain_md) && e->plain.size() == bytes &&
@@ -231,6 +285,7 @@ absl::StatusOr<std::shared_ptr<const PackedWeights>> PackedWeightsCache::Get(
   packed->plain_md = plain_md;
   packed->md = packed_md;
   packed->plain.assign(values, values + bytes);
+  if (constant) packed->constant_source = source;
   DFLOW_ASSIGN_OR_RETURN(packed->buffer, Reorder(engine, plain_md, values, packed_md));
   std::lock_guard<std::mutex> lock(mu_);
   if (entries_.size() >= kMaxEntries) entries_.erase(entries_.begin());

@@ -22,6 +22,7 @@
 #include <initializer_list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,10 +77,30 @@ struct Primitive {
   std::string Implementation() const;
 };
 
+// An elementwise function applied to a primitive's result in the same pass (a oneDNN
+// eltwise post-op): Relu is {dnnl_eltwise_relu}, Relu6 {dnnl_eltwise_clip, 0, 6}.
+struct Activation {
+  dnnl_alg_kind_t alg = dnnl_alg_kind_undef;  // undef: none
+  float alpha = 0.0f;
+  float beta = 0.0f;
+};
+
+// The activation a fused op's `fused_ops` entry names ("Relu", "Relu6"); nullopt for
+// others.
+std::optional<Activation> ActivationNamed(const std::string& op);
+
+// The activation of a _FusedConv2D/_FusedMatMul whose fused_ops are ["BiasAdd"] or
+// ["BiasAdd", "Relu" | "Relu6"] with one extra argument (the bias); UNIMPLEMENTED for
+// other fusions (TF's words), INVALID_ARGUMENT for another num_args.
+absl::StatusOr<Activation> FusedActivation(const std::vector<std::string>& fused_ops,
+                                           int64_t num_args);
+
 // Creates the primitive for `op_desc` (a dnnl_*_desc_t) on `engine`, on the calling
-// thread with a 1-thread OpenMP team, with a user scratchpad.
+// thread with a 1-thread OpenMP team, with a user scratchpad and `activation` applied
+// to its output.
 absl::StatusOr<std::shared_ptr<const Primitive>> MakePrimitive(const_dnnl_op_desc_t op_desc,
-                                                               dnnl_engine_t engine);
+                                                               dnnl_engine_t engine,
+                                                               const Activation& activation = {});
 
 // One argument of an execution: `data` laid out as `md`.
 struct ExecArg {
@@ -127,6 +148,9 @@ struct PackedWeights {
   dnnl_memory_desc_t md;
   std::vector<char> plain;       // the source values, plain layout
   std::shared_ptr<void> buffer;  // the reordered data, 64-byte aligned
+  // For a constant input (IsConstantInput): the source tensor itself, held so that its
+  // buffer address stays unique to these values.
+  Tensor constant_source;
 };
 
 // Reordered weights, built once per distinct weights value: a frozen graph's filter is a
@@ -140,10 +164,14 @@ class PackedWeightsCache {
  public:
   // The packed form of `source` (plain float data laid out as `plain_md`) in
   // `packed_md`'s layout, or nullptr when the layouts are equal (use `source` itself).
+  // `constant`: `source` is a constant input (the same values in every step), so an
+  // entry made from this very buffer is found without comparing values (a megabyte
+  // memcmp costs tens of microseconds next to a small-batch GEMM).
   absl::StatusOr<std::shared_ptr<const PackedWeights>> Get(dnnl_engine_t engine,
                                                            const Tensor& source,
                                                            const dnnl_memory_desc_t& plain_md,
-                                                           const dnnl_memory_desc_t& packed_md);
+                                                           const dnnl_memory_desc_t& packed_md,
+                                                           bool constant = false);
 
  private:
   static constexpr size_t kMaxEntries = 4;

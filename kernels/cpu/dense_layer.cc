@@ -1,0 +1,135 @@
+#include "kernels/cpu/dense_layer.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "graph/status_macros.h"
+
+namespace dflow {
+namespace {
+
+// A logical [rows, cols] f32 matrix stored row-major with row stride `ld`, or, when
+// `transposed`, stored as its transpose ([cols, rows] with row stride `ld`).
+absl::StatusOr<dnnl_memory_desc_t> MatrixDesc(int64_t rows, int64_t cols, bool transposed,
+                                              int64_t ld) {
+  return onednn::StridedDesc({rows, cols}, transposed ? std::vector<int64_t>{1, ld}
+                                                      : std::vector<int64_t>{ld, 1});
+}
+
+float Activate(const onednn::Activation& activation, float x) {
+  switch (activation.alg) {
+    case dnnl_eltwise_relu:
+      return x > 0.0f ? x : 0.0f;
+    case dnnl_eltwise_clip:
+      return std::min(std::max(x, activation.alpha), activation.beta);
+    default:
+      return x;
+  }
+}
+
+}  // namespace
+
+// What one row-block size needs: the primitive and the weights in its layout.
+struct DenseLayer::Plan {
+  std::shared_ptr<const onednn::Primitive> primitive;
+  std::shared_ptr<const onednn::PackedWeights> packed;  // null: the weights as they are
+  const void* weights = nullptr;                        // packed or the tensor's data
+  dnnl_memory_desc_t bias_md;                           // {1, n}
+
+  const dnnl_memory_desc_t* Md(dnnl_query_t what) const { return primitive->Md(what); }
+};
+
+absl::StatusOr<std::unique_ptr<DenseLayer>> DenseLayer::Create(
+    const onednn::Activation& activation) {
+  DFLOW_ASSIGN_OR_RETURN(onednn::EnginePtr engine, onednn::MakeCpuEngine());
+  return std::unique_ptr<DenseLayer>(new DenseLayer(std::move(engine), activation));
+}
+
+absl::StatusOr<DenseLayer::Plan> DenseLayer::MakePlan(const DenseArgs& args, int64_t rows,
+                                                      const Plan* other) {
+  const bool has_bias = args.bias != nullptr;
+  const int64_t lda = args.trans_a ? args.m : args.k;
+  Plan plan;
+  DFLOW_ASSIGN_OR_RETURN(
+      plan.primitive,
+      primitives_.GetOrCreate(
+          {rows, args.k, args.n, args.trans_a, lda, args.trans_b, has_bias},
+          [&]() -> absl::StatusOr<std::shared_ptr<const onednn::Primitive>> {
+            DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t src,
+                                   MatrixDesc(rows, args.k, args.trans_a, lda));
+            DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst,
+                                   MatrixDesc(rows, args.n, false, args.n));
+            DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t bias,
+                                   onednn::StridedDesc({1, args.n}, {args.n, 1}));
+            const dnnl_dims_t weight_dims = {args.k, args.n};
+            dnnl_memory_desc_t weights;
+            DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
+                dnnl_memory_desc_init_by_tag(&weights, 2, weight_dims, dnnl_f32,
+                                             dnnl_format_tag_any),
+                "dnnl_memory_desc_init_by_tag(any)"));
+            dnnl_matmul_desc_t desc;
+            DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
+                dnnl_matmul_desc_init(&desc, &src, &weights, has_bias ? &bias : nullptr, &dst),
+                "dnnl_matmul_desc_init"));
+            return onednn::MakePrimitive(&desc, engine_.get(), activation_);
+          }));
+  DFLOW_ASSIGN_OR_RETURN(plan.bias_md, onednn::StridedDesc({1, args.n}, {args.n, 1}));
+  const dnnl_memory_desc_t* weights_md = plan.Md(dnnl_query_weights_md);
+  if (other != nullptr && dnnl_memory_desc_equal(other->Md(dnnl_query_weights_md), weights_md)) {
+    plan.packed = other->packed;
+    plan.weights = other->weights;
+    return plan;
+  }
+  DFLOW_ASSIGN_OR_RETURN(
+      dnnl_memory_desc_t plain,
+      MatrixDesc(args.k, args.n, args.trans_b, args.trans_b ? args.k : args.n));
+  DFLOW_ASSIGN_OR_RETURN(plan.packed, packed_.Get(engine_.get(), *args.weights, plain,
+                                                  *weights_md, args.weights_constant));
+  plan.weights = plan.packed != nullptr ? plan.packed->buffer.get() : args.weights->raw_data();
+  return plan;
+}
+
+// k == 0: every output is the activation of its bias (or of 0).
+absl::Status DenseLayer::RunEmptySum(const DenseArgs& args) {
+  for (int64_t i = 0; i < args.m; ++i) {
+    for (int64_t j = 0; j < args.n; ++j) {
+      args.c[i * args.n + j] = Activate(activation_, args.bias != nullptr ? args.bias[j] : 0.0f);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DenseLayer::Run(OpKernelContext* ctx, const DenseArgs& args) {
+  if (args.m == 0 || args.n == 0) return absl::OkStatus();
+  if (args.k == 0) return RunEmptySum(args);
+  const double flops_per_row = 2.0 * static_cast<double>(args.k) * static_cast<double>(args.n);
+  const onednn::BatchSplit split =
+      onednn::SplitBatch(args.m, flops_per_row, onednn::NumThreads(ctx));
+  // Plans for the (at most two) block sizes, made here so that shards only execute.
+  const int64_t last = args.m - (split.shards - 1) * split.block;
+  DFLOW_ASSIGN_OR_RETURN(Plan full, MakePlan(args, split.block, nullptr));
+  Plan rest = full;
+  if (last != split.block) {
+    DFLOW_ASSIGN_OR_RETURN(rest, MakePlan(args, last, &full));
+  }
+  return onednn::RunShards(
+      ctx, args.m, split, flops_per_row, [&](int64_t first, int64_t rows) {
+        const Plan& plan = rows == split.block ? full : rest;
+        const float* a = args.a + (args.trans_a ? first : first * args.k);
+        float* c = args.c + first * args.n;
+        const onednn::Primitive& p = *plan.primitive;
+        if (args.bias == nullptr) {
+          return onednn::Execute(p, engine_.get(),
+                                 {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), a},
+                                  {DNNL_ARG_WEIGHTS, plan.Md(dnnl_query_weights_md), plan.weights},
+                                  {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), c}});
+        }
+        return onednn::Execute(p, engine_.get(),
+                               {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), a},
+                                {DNNL_ARG_WEIGHTS, plan.Md(dnnl_query_weights_md), plan.weights},
+                                {DNNL_ARG_BIAS, &plan.bias_md, args.bias},
+                                {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), c}});
+      });
+}
+
+}  // namespace dflow

@@ -1,0 +1,60 @@
+// DenseLayer: y[m,n] = act(op(a)[m,k] * op(w)[k,n] + bias[n]) on oneDNN's matmul
+// primitive, for _FusedMatMul and for convolutions that are plain matrix products
+// (1x1 filters, or a filter covering the whole input).
+//
+// Why not dnnl_sgemm (blas.h): the primitive takes the weights in its own blocked layout,
+// reordered once per weights value (PackedWeightsCache) instead of being re-packed by
+// every call, and applies bias and activation while the result is still in registers.
+// On the MLP's 64-row layers that is the difference to ONNX Runtime (kernels/README.md).
+//
+// Threads as in dnnl_util.h: rows are split over the session's pool, each shard runs
+// the primitive single-threaded on its row block, all shards share the packed weights.
+// Thread-safe: Run may be called concurrently.
+#ifndef DFLOW_KERNELS_CPU_DENSE_LAYER_H_
+#define DFLOW_KERNELS_CPU_DENSE_LAYER_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "kernels/cpu/dnnl_util.h"
+#include "runtime/op_kernel.h"
+#include "runtime/tensor.h"
+
+namespace dflow {
+
+// One product. `a` is [m,k] (or [k,m] when trans_a), `weights` [k,n] (or [n,k] when
+// trans_b), both row-major and contiguous; `c` is [m,n]; `bias` has n values or is null.
+struct DenseArgs {
+  int64_t m = 0, k = 0, n = 0;
+  bool trans_a = false, trans_b = false;
+  const float* a = nullptr;
+  const Tensor* weights = nullptr;
+  bool weights_constant = false;  // IsConstantInput: packed weights found by address
+  const float* bias = nullptr;
+  float* c = nullptr;
+};
+
+class DenseLayer {
+ public:
+  static absl::StatusOr<std::unique_ptr<DenseLayer>> Create(const onednn::Activation& activation);
+
+  absl::Status Run(OpKernelContext* ctx, const DenseArgs& args);
+
+ private:
+  struct Plan;
+  explicit DenseLayer(onednn::EnginePtr engine, const onednn::Activation& activation)
+      : engine_(std::move(engine)), activation_(activation) {}
+
+  absl::StatusOr<Plan> MakePlan(const DenseArgs& args, int64_t rows, const Plan* other);
+  absl::Status RunEmptySum(const DenseArgs& args);
+
+  onednn::EnginePtr engine_;
+  onednn::Activation activation_;
+  onednn::ShapeCache<onednn::Primitive> primitives_;
+  onednn::PackedWeightsCache packed_;
+};
+
+}  // namespace dflow
+
+#endif  // DFLOW_KERNELS_CPU_DENSE_LAYER_H_
