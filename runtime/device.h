@@ -24,6 +24,8 @@
 
 namespace dflow {
 
+class DeviceCopier;  // runtime/device_copier.h
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -43,6 +45,10 @@ class Device {
   virtual bool IsAccelerator() const { return false; }
   // Waits for all work enqueued on the device (a no-op on the CPU).
   virtual absl::Status Sync() { return absl::OkStatus(); }
+  // Copies into, out of and between this device's memory on its copy streams (borrowed,
+  // lives as long as the device). Null for devices whose memory is host memory (the CPU):
+  // their tensors need no copy to be read on the host.
+  virtual DeviceCopier* copier() { return nullptr; }
   // The TF 1.x variables (VariableV2) on this device; they live as long as the device,
   // i.e. for the session.
   VariableStore* variables() { return &variables_; }

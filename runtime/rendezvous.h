@@ -26,6 +26,13 @@ class Rendezvous {
  public:
   // Called exactly once per RecvAsync: with the value (and its dead bit), or an error.
   using DoneCallback = std::function<void(const absl::Status&, const Tensor&, bool is_dead)>;
+  // RecvAsyncFrom's callback: also the device whose memory holds the value's bytes, as the
+  // sender published it; null means host memory. A receiver whose device cannot read
+  // that memory directly copies through producer->copier() (device_copier.h), which
+  // orders the copy after the producer's stream work (TF passes the sender's
+  // DeviceContext the same way).
+  using FromDeviceCallback =
+      std::function<void(const absl::Status&, const Tensor&, bool is_dead, Device* producer)>;
 
   Rendezvous() = default;
   ~Rendezvous();
@@ -37,10 +44,13 @@ class Rendezvous {
                                absl::string_view recv_device, absl::string_view tensor_name,
                                FrameAndIter frame_iter);
 
-  // The abort status once aborted; a value is never delivered twice.
-  absl::Status Send(const std::string& key, const Tensor& value, bool is_dead);
+  // The abort status once aborted; a value is never delivered twice. `producer` (borrowed,
+  // outlives the step): the device whose memory holds `value`; null for host memory.
+  absl::Status Send(const std::string& key, const Tensor& value, bool is_dead,
+                    Device* producer = nullptr);
   // `done` may run on this thread (value already there) or on the sender's thread.
   void RecvAsync(const std::string& key, DoneCallback done);
+  void RecvAsyncFrom(const std::string& key, FromDeviceCallback done);
   // Fails all pending and future operations with `status` (first abort wins).
   void StartAbort(const absl::Status& status);
   absl::Status status() const;
@@ -49,7 +59,8 @@ class Rendezvous {
   struct Item {
     Tensor value;
     bool is_dead = false;
-    DoneCallback waiter;  // set for a waiting Recv, empty for a stored value
+    Device* producer = nullptr;
+    FromDeviceCallback waiter;  // set for a waiting Recv, empty for a stored value
   };
 
   mutable absl::Mutex mu_;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/gpu_options.h"
 #include "runtime/sim/sim_device.h"
+#include "runtime/sim/sim_gpu_spec.h"
 
 namespace dflow {
 namespace {
@@ -40,6 +41,11 @@ absl::Status AddSimulatedGpus(const ConfigProto& config, ThreadPool* pool,
   if (!spec.ok()) return spec.status();
   if (spec->count == 0) return absl::OkStatus();
 
+  sim::SimGpuOptions knobs;  // test knobs, sim/sim_gpu_spec.h
+  if (const auto knob_spec = GetEnv(sim::kSimulatedGpuOptionsEnv); knob_spec.has_value()) {
+    absl::Status parsed = sim::ApplySimGpuSpec(*knob_spec, &knobs);
+    if (!parsed.ok()) return parsed;
+  }
   const int64_t card_bytes = spec->mib << 20;
   std::vector<PhysicalGpuMemory> cards(spec->count, PhysicalGpuMemory{card_bytes, card_bytes});
   std::optional<int> device_count_gpu;
@@ -58,7 +64,7 @@ absl::Status AddSimulatedGpus(const ConfigProto& config, ThreadPool* pool,
     if (memory == nullptr) {
       memory = std::make_shared<HostSubAllocator>(static_cast<size_t>(card_bytes));
     }
-    sim::SimGpuOptions options;
+    sim::SimGpuOptions options = knobs;
     options.physical_index = gpu.physical_index;
     options.total_bytes = card_bytes;
     options.memory_limit = gpu.memory_limit_bytes;

@@ -10,6 +10,8 @@
 //    TF_FORCE_GPU_ALLOW_GROWTH) and device_count["GPU"] exactly as real GPUs are
 //    (runtime/gpu_options.h). They follow the CPUs in device order. Without the variable
 //    there are no GPUs and gpu_options is ignored. CUDA GPUs arrive later.
+//    DFLOW_SIMULATED_GPU_OPTIONS adds test knobs to every simulated GPU (chaos ordering,
+//    no peer access, a failing or slow copy: runtime/sim/sim_gpu_spec.h).
 #ifndef DFLOW_SESSION_DEVICE_FACTORY_H_
 #define DFLOW_SESSION_DEVICE_FACTORY_H_
 

@@ -1,20 +1,17 @@
 // _Send/_Recv (cross-device copies inside a step) and _Arg/_Retval (feeds and fetches).
-// On the CPU a received tensor shares the sender's buffer when the sender is a CPU: host
-// memory needs no copy. From a GPU (send_device names a GPU) the CPU _Recv copies the
-// tensor into a fresh host tensor, so no device buffer outlives its device (fetches) or
-// is read by the host while the device may reuse it. For simulated GPUs (device memory
-// is host memory, and a GPU _Send publishes only after its compute-stream work is done)
-// that copy is a plain memcpy; the next step, for real GPUs, is to enqueue it on the
-// sender's device_to_host stream and call done from ThenExecute.
-#include <cstring>
+// _Send/_Recv decide where bytes go from the producer device the rendezvous carries; the
+// delivery table and the zero-copy rule for host memory are in sendrecv_ops.h.
+#include "kernels/cpu/sendrecv_ops.h"
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
+#include <string>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/register_cpu_kernels.h"
 #include "runtime/call_frame.h"
+#include "runtime/device_copier.h"
 #include "runtime/rendezvous.h"
 
 namespace dflow {
@@ -24,20 +21,13 @@ namespace {
 class SendRecvKey {
  public:
   explicit SendRecvKey(OpKernelConstruction* c) {
-    std::string send_device, recv_device, tensor_name;
     int64_t incarnation = 0;
-    OP_REQUIRES_OK(c, c->GetAttr("send_device", &send_device));
-    OP_REQUIRES_OK(c, c->GetAttr("recv_device", &recv_device));
-    OP_REQUIRES_OK(c, c->GetAttr("tensor_name", &tensor_name));
+    OP_REQUIRES_OK(c, c->GetAttr("send_device", &send_device_));
+    OP_REQUIRES_OK(c, c->GetAttr("recv_device", &recv_device_));
+    OP_REQUIRES_OK(c, c->GetAttr("tensor_name", &tensor_name_));
     OP_REQUIRES_OK(c, c->GetAttr("send_device_incarnation", &incarnation));
-    send_device_ = send_device;
-    recv_device_ = recv_device;
-    tensor_name_ = tensor_name;
     incarnation_ = static_cast<uint64_t>(incarnation);
-    send_device_is_gpu_ = absl::StrContains(absl::AsciiStrToUpper(send_device_), "GPU:");
   }
-  // True when the sender is a GPU (its tensors live in device memory).
-  bool send_device_is_gpu() const { return send_device_is_gpu_; }
   std::string Key(FrameAndIter frame_iter) const {
     return Rendezvous::CreateKey(send_device_, incarnation_, recv_device_, tensor_name_,
                                  frame_iter);
@@ -46,56 +36,88 @@ class SendRecvKey {
  private:
   std::string send_device_, recv_device_, tensor_name_;
   uint64_t incarnation_ = 0;
-  bool send_device_is_gpu_ = false;
 };
 
 absl::Status MissingRendezvous(const OpKernelContext& ctx) {
   return absl::InternalError(absl::StrCat(ctx.kernel().type_string(), " ran without a rendezvous"));
 }
 
+// The device whose memory holds a tensor, null for host memory.
+Device* MemoryOwner(Device* device) {
+  return device != nullptr && device->copier() != nullptr ? device : nullptr;
+}
+
 class SendOp final : public CheapOpKernel {
  public:
-  explicit SendOp(OpKernelConstruction* c) : CheapOpKernel(c), key_(c) {}
+  explicit SendOp(OpKernelConstruction* c)
+      : CheapOpKernel(c),
+        key_(c),
+        producer_(c->def().op() == "_HostSend" ? nullptr : MemoryOwner(c->device())) {}
   void Compute(OpKernelContext* ctx) override {
     OP_REQUIRES(ctx, ctx->rendezvous() != nullptr, MissingRendezvous(*ctx));
     OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key_.Key(ctx->frame_iter()), ctx->input(0),
-                                                ctx->input_is_dead(0)));
+                                                ctx->input_is_dead(0), producer_));
   }
 
  private:
   SendRecvKey key_;
+  Device* const producer_;  // where the sent bytes live; null: host memory
 };
+
+// Sets `value`, whose bytes live in `from`'s memory (null: host), as output 0 of a _Recv
+// whose output lives in `to`'s memory (null: host); copies through the producer's or the
+// receiver's copier when the two differ (sendrecv_ops.h). Calls `done` once delivered.
+void Deliver(OpKernelContext* ctx, const Tensor& value, Device* from, Device* to,
+             const AsyncOpKernel::DoneCallback& done) {
+  if (from == to || !value.IsInitialized() || value.dtype() == DT_STRING) {
+    ctx->set_output(0, value);  // same memory: zero-copy
+    return done();
+  }
+  Allocator* allocator = to != nullptr ? to->allocator() : ProcessCpuAllocator();
+  absl::StatusOr<Tensor> out = Tensor::Allocate(allocator, value.dtype(), value.shape());
+  if (!out.ok()) {
+    ctx->SetStatus(out.status());
+    return done();
+  }
+  auto finish = [ctx, done, out = *out](const absl::Status& copied) {
+    if (copied.ok()) {
+      ctx->set_output(0, out);
+    } else {
+      ctx->SetStatus(copied);
+    }
+    done();
+  };
+  if (to == nullptr) {
+    from->copier()->CopyDeviceToHost(value, *out, std::move(finish));
+  } else if (from == nullptr) {
+    to->copier()->CopyHostToDevice(value, *out, std::move(finish));
+  } else {
+    from->copier()->CopyDeviceToDevice(value, to, *out, std::move(finish));
+  }
+}
 
 class RecvOp final : public AsyncOpKernel {
  public:
-  explicit RecvOp(OpKernelConstruction* c) : AsyncOpKernel(c), key_(c) {}
+  explicit RecvOp(OpKernelConstruction* c)
+      : AsyncOpKernel(c),
+        key_(c),
+        memory_(c->def().op() == "_HostRecv" ? nullptr : MemoryOwner(c->device())) {}
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
     if (ctx->rendezvous() == nullptr) {
       ctx->SetStatus(MissingRendezvous(*ctx));
       done();
       return;
     }
-    ctx->rendezvous()->RecvAsync(
+    ctx->rendezvous()->RecvAsyncFrom(
         key_.Key(ctx->frame_iter()),
-        [ctx, done, from_gpu = key_.send_device_is_gpu()](const absl::Status& status,
-                                                          const Tensor& value, bool is_dead) {
+        [ctx, done, to = memory_](const absl::Status& status, const Tensor& value, bool is_dead,
+                                  Device* producer) {
           if (!status.ok()) {
             ctx->SetStatus(status);
           } else if (is_dead) {
             ctx->set_output_dead(0);
-          } else if (from_gpu && value.IsInitialized() && value.dtype() != DT_STRING) {
-            absl::StatusOr<Tensor> host =
-                Tensor::Allocate(ctx->allocator(), value.dtype(), value.shape());
-            if (!host.ok()) {
-              ctx->SetStatus(host.status());
-            } else {
-              if (value.TotalBytes() > 0) {
-                std::memcpy(host->raw_data(), value.raw_data(), value.TotalBytes());
-              }
-              ctx->set_output(0, *std::move(host));
-            }
           } else {
-            ctx->set_output(0, value);
+            return Deliver(ctx, value, MemoryOwner(producer), to, done);
           }
           done();
         });
@@ -103,6 +125,7 @@ class RecvOp final : public AsyncOpKernel {
 
  private:
   SendRecvKey key_;
+  Device* const memory_;  // where the output lives; null: host memory
 };
 
 class ArgOp final : public CheapOpKernel {
@@ -148,6 +171,17 @@ absl::Status RegisterSendRecvKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(registry->Register<ArgOp>(KernelDefBuilder("_Arg").Device("CPU")));
   DFLOW_RETURN_IF_ERROR(registry->Register<RetvalOp>(KernelDefBuilder("_Retval").Device("CPU")));
   return absl::OkStatus();
+}
+
+absl::Status RegisterAcceleratorSendRecvKernels(KernelRegistry* registry,
+                                                absl::string_view device_type) {
+  const std::string type(device_type);
+  DFLOW_RETURN_IF_ERROR(registry->Register<SendOp>(KernelDefBuilder("_Send").Device(type)));
+  DFLOW_RETURN_IF_ERROR(registry->Register<RecvOp>(KernelDefBuilder("_Recv").Device(type)));
+  DFLOW_RETURN_IF_ERROR(registry->Register<SendOp>(
+      KernelDefBuilder("_HostSend").Device(type).HostMemory("tensor")));
+  return registry->Register<RecvOp>(
+      KernelDefBuilder("_HostRecv").Device(type).HostMemory("tensor"));
 }
 
 }  // namespace dflow

@@ -16,13 +16,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
+#include "kernels/cpu/sendrecv_ops.h"
 #include "kernels/sim/register_sim_kernels.h"
 #include "kernels/sim/sim_kernel_list.h"
 #include "runtime/sim/sim_device.h"
 
 namespace dflow {
-
-absl::Status RegisterSimSendRecvKernels(KernelRegistry* registry);  // sim_sendrecv_ops.cc
 
 namespace {
 
@@ -101,7 +100,9 @@ absl::Status RegisterSimGpuKernels(KernelRegistry* registry) {
           }));
     }
   }
-  return RegisterSimSendRecvKernels(registry);
+  // Copies between devices: the generic _Send/_Recv, which copy through the simulated
+  // GPUs' SimGpuCopier on their copy streams.
+  return RegisterAcceleratorSendRecvKernels(registry, "GPU");
 }
 
 }  // namespace dflow

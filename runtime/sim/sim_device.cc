@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/sim/sim_copier.h"
 
 namespace dflow::sim {
 namespace {
@@ -70,7 +71,10 @@ SimGpuDevice::SimGpuDevice(int tf_id, ThreadPool* pool, SimGpuOptions options, i
   host_to_device_ = MakeStream(Stream::Kind::kHostToDevice, tf_id, options_.chaos_seed);
   device_to_host_ = MakeStream(Stream::Kind::kDeviceToHost, tf_id, options_.chaos_seed);
   device_to_device_ = MakeStream(Stream::Kind::kDeviceToDevice, tf_id, options_.chaos_seed);
+  copier_ = std::make_unique<SimGpuCopier>(this);
 }
+
+DeviceCopier* SimGpuDevice::copier() { return copier_.get(); }
 
 SimGpuDevice::~SimGpuDevice() {
   // Streams first: their queued work may still use device memory.

@@ -6,6 +6,7 @@
 //    over host memory standing in for the card's memory (a HostSubAllocator with the card's
 //    total as capacity, shared by all logical GPUs carved from one simulated card);
 //  - four SimStreams: compute, host_to_device, device_to_host, device_to_device;
+//  - copier(): a SimGpuCopier (sim_copier.h) copying on those streams with TF's ordering;
 //  - compute_pool(): the session's pool (borrowed);
 //  - DeviceAttributes: memory_limit = the BFC limit, physical_device_desc
 //    "device: <tf_id>, name: dflow simulated GPU, pci bus id: sim:<physical index>,
@@ -24,6 +25,7 @@
 #include "absl/status/status.h"
 #include "runtime/bfc_allocator.h"
 #include "runtime/device.h"
+#include "runtime/device_copier.h"
 #include "runtime/sim/sim_stream.h"
 #include "runtime/sub_allocator.h"
 #include "runtime/thread_pool.h"
@@ -49,6 +51,21 @@ struct SimGpuOptions {
   // The card's memory, shared by the logical GPUs of one card (virtual devices). Null: the
   // device makes its own HostSubAllocator of capacity total_bytes.
   std::shared_ptr<HostSubAllocator> card_memory;
+  // Copies (SimGpuCopier, sim_copier.h):
+  //  - peer_access: whether this GPU can copy directly to and from GPUs on other simulated
+  //    cards (logical GPUs of one card always can). A copy between two GPUs takes the
+  //    peer path only when both allow it; otherwise it is staged through host memory.
+  bool peer_access = true;
+  //  - fail_copy_number N >= 1: the Nth copy this GPU's copier enqueues (counting from 1,
+  //    every kind) copies only half its bytes and then reports `injected_copy_fault`
+  //    through its completion callback. The stream itself does not fail, so later copies
+  //    and steps work (a recoverable copy error, unlike SimStreamOptions' sticky fault).
+  int64_t fail_copy_number = 0;
+  absl::Status injected_copy_fault =
+      absl::InternalError("injected copy fault (SimGpuOptions.fail_copy_number)");
+  //  - copy_delay_micros: every copy takes at least this long on its stream (a slow bus),
+  //    for timeouts that must strike while a copy is in flight.
+  int64_t copy_delay_micros = 0;
 };
 
 class SimGpuDevice final : public Device {
@@ -60,6 +77,7 @@ class SimGpuDevice final : public Device {
   BfcAllocator* allocator() override { return allocator_.get(); }
   ThreadPool* compute_pool() override { return pool_; }
   bool IsAccelerator() const override { return true; }
+  DeviceCopier* copier() override;
   // Waits for every stream; returns the first stream error (INTERNAL "GPU sync failed: ...").
   absl::Status Sync() override;
 
@@ -87,6 +105,8 @@ class SimGpuDevice final : public Device {
   std::unique_ptr<SimStream> host_to_device_;
   std::unique_ptr<SimStream> device_to_host_;
   std::unique_ptr<SimStream> device_to_device_;
+  // After the streams: destroyed first, though it holds no queued work of its own.
+  std::unique_ptr<DeviceCopier> copier_;
 };
 
 }  // namespace dflow::sim
