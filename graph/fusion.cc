@@ -48,8 +48,26 @@ const Node* ConstSource(const Edge* edge) {
   return nullptr;
 }
 
-// The dims of the Const value that `edge` carries, if it is one.
-std::optional<std::vector<int64_t>> ConstDims(const Edge* edge) {
+// The static dims of the value `edge` carries when it is a Const's or a variable's
+// (VariableV2 with a fully defined `shape`), directly or through forwarding nodes: a
+// frozen graph and its checkpoint-restored twin then fuse alike and compute the same
+// bits.
+std::optional<std::vector<int64_t>> StaticDims(const Edge* edge) {
+  for (int depth = 0; edge != nullptr && depth < 64; ++depth) {
+    const Node* src = edge->src;
+    if (src->op() == "VariableV2" && edge->src_output == 0) {
+      const AttrValue* shape = src->attr("shape");
+      if (shape == nullptr || !shape->has_shape() || shape->shape().unknown_rank()) break;
+      std::vector<int64_t> dims;
+      for (const auto& dim : shape->shape().dim()) {
+        if (dim.size() < 0) return std::nullopt;
+        dims.push_back(dim.size());
+      }
+      return dims;
+    }
+    if (src->op() != "Identity" && src->op() != "Snapshot" && src->op() != "StopGradient") break;
+    edge = src->input_edge(0);
+  }
   const Node* src = ConstSource(edge);
   if (src == nullptr) return std::nullopt;
   const AttrValue* value = src->attr("value");
@@ -120,7 +138,7 @@ struct Chain {
 // The output width of `root` when its weights are a Const (filter out-channels for a
 // Conv2D, B's columns for a MatMul), else nullopt.
 std::optional<int64_t> OutChannels(const Node& root) {
-  std::optional<std::vector<int64_t>> dims = ConstDims(root.input_edge(1));
+  std::optional<std::vector<int64_t>> dims = StaticDims(root.input_edge(1));
   if (!dims.has_value()) return std::nullopt;
   if (root.op() == "Conv2D") {
     if (dims->size() != 4) return std::nullopt;
@@ -143,7 +161,7 @@ const Edge* MatchBias(const Node& root, const Edge* in) {
   if (add.op() != "Add" && add.op() != "AddV2") return nullptr;
   if (root.op() == "Conv2D" && StringAttr(root, "data_format", "NHWC") != "NHWC") return nullptr;
   const Edge* other = add.input_edge(1 - in->dst_input);
-  std::optional<std::vector<int64_t>> dims = ConstDims(other);
+  std::optional<std::vector<int64_t>> dims = StaticDims(other);
   std::optional<int64_t> channels = OutChannels(root);
   if (!dims.has_value() || !channels.has_value() || dims->size() != 1 ||
       (*dims)[0] != *channels) {

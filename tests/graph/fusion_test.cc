@@ -260,3 +260,35 @@ TEST_CASE("An NCHW Conv2D fuses with an NCHW BiasAdd and Relu", "[fusion]") {
 
 }  // namespace
 }  // namespace dflow
+
+namespace dflow {
+namespace {
+
+// A VariableV2 of `dims` read through Identity, as a training graph has it.
+std::string Variable(const std::string& name, std::vector<int> dims) {
+  std::string shape;
+  for (int d : dims) absl::StrAppend(&shape, "dim { size: ", d, " } ");
+  return absl::StrCat("node { name: '", name, "' op: 'VariableV2' attr { key: 'dtype' value { "
+                      "type: DT_FLOAT } } attr { key: 'shape' value { shape { ", shape,
+                      "} } } }\n", Op(name + "/read", "Identity", "input: '" + name + "'"));
+}
+
+TEST_CASE("Variables of known shape fuse like Consts (frozen and restored twins agree)",
+          "[fusion]") {
+  std::unique_ptr<Graph> g =
+      Fused(absl::StrCat(kInput, Variable("w", {3, 4}), Variable("b", {4}),
+                         Op("mm", "MatMul", "input: 'x' input: 'w/read'"),
+                         Op("fc", "Add", "input: 'mm' input: 'b/read'")));
+  CHECK(g->FindNode("fc")->op() == "_FusedMatMul");
+  CHECK(Inputs(*g, "fc") == std::vector<std::string>{"x", "w/read", "b/read"});
+
+  // A bias variable whose width does not match the product's stays an Add.
+  std::unique_ptr<Graph> mismatch =
+      Fused(absl::StrCat(kInput, Variable("w", {3, 4}), Variable("b", {5}),
+                         Op("mm", "MatMul", "input: 'x' input: 'w/read'"),
+                         Op("fc", "Add", "input: 'mm' input: 'b/read'")));
+  CHECK(mismatch->FindNode("fc")->op() == "Add");
+}
+
+}  // namespace
+}  // namespace dflow
