@@ -1,0 +1,463 @@
+// GPU kernel conformance suite (STYLE.md practice 15, ggml test-backend-ops style): every
+// op in kernels/sim/sim_kernel_list.h runs on a GPU and on the CPU with the same inputs
+// (several shapes, broadcasting, dtypes), and the outputs must agree within the op's
+// tolerance. Inputs reach the GPU and outputs leave it through the device's DeviceCopier,
+// HostMemory args (KernelDef::host_memory_args) stay on the host, as in a real step.
+//
+//  - //tests/kernels:gpu_conformance_test       on a simulated GPU, in every test run;
+//  - //tests/kernels:gpu_conformance_cuda_test  the same cases on the first real (non-
+//    simulated) GPU a session finds; tagged requires-gpu and [cuda], it FAILS with "no
+//    CUDA GPU found" where there is none (Catch2 2.13 cannot skip; a GPU test never
+//    passes silently).
+//
+// The case list and sim_kernel_list.h cannot drift: a test asserts every listed op has a
+// case and every case's op is listed.
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/notification.h"
+#include "graph/node_def_util.h"
+#include "graph/op_registry.h"
+#include "graph/status_macros.h"
+#include "kernels/sim/sim_kernel_list.h"
+#include "runtime/device_copier.h"
+#include "runtime/sim/sim_device.h"
+#include "session/device_factory.h"
+#include "session/kernel_library.h"
+
+namespace dflow {
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Cases.
+
+struct Case {
+  std::string op;
+  std::string label;  // shapes, dtype, attrs: what makes this case different
+  std::map<std::string, AttrValue> attrs;
+  std::vector<Tensor> inputs;  // host tensors
+  double tolerance = 1e-5;     // relative and absolute, for floating outputs
+};
+
+AttrValue TypeAttr(DataType t) {
+  AttrValue v;
+  v.set_type(t);
+  return v;
+}
+AttrValue IntAttr(int64_t i) {
+  AttrValue v;
+  v.set_i(i);
+  return v;
+}
+AttrValue BoolAttr(bool b) {
+  AttrValue v;
+  v.set_b(b);
+  return v;
+}
+AttrValue StringAttr(const std::string& s) {
+  AttrValue v;
+  v.set_s(s);
+  return v;
+}
+AttrValue IntsAttr(const std::vector<int64_t>& values) {
+  AttrValue v;
+  v.mutable_list();
+  for (int64_t x : values) v.mutable_list()->add_i(x);
+  return v;
+}
+
+// Deterministic inputs: uniform in [lo, hi] (rounded for integer dtypes).
+class Inputs {
+ public:
+  Tensor Random(DataType dtype, const std::vector<int64_t>& shape, double lo = -2.0,
+                double hi = 2.0) {
+    Tensor t = *Tensor::Allocate(ProcessCpuAllocator(), dtype,
+                                 TensorShape(absl::MakeConstSpan(shape)));
+    std::uniform_real_distribution<double> dist(lo, hi);
+    DispatchNumeric(dtype, [&](auto zero) {
+      using T = decltype(zero);
+      for (T& x : t.flat<T>()) x = static_cast<T>(std::is_integral<T>::value ? std::round(dist(rng_)) : dist(rng_));
+    });
+    return t;
+  }
+  template <typename T>
+  static Tensor Vector(const std::vector<T>& values) {
+    Tensor t = *Tensor::Allocate(ProcessCpuAllocator(), DataTypeOf<T>(),
+                                 TensorShape({static_cast<int64_t>(values.size())}));
+    for (size_t i = 0; i < values.size(); ++i) t.flat<T>()[i] = values[i];
+    return t;
+  }
+  template <typename T>
+  static Tensor Scalar(T value) {
+    Tensor t = *Tensor::Allocate(ProcessCpuAllocator(), DataTypeOf<T>(), TensorShape({}));
+    t.scalar<T>() = value;
+    return t;
+  }
+
+ private:
+  std::mt19937_64 rng_{20261122};
+};
+
+using Shapes = std::vector<std::vector<int64_t>>;
+std::string ShapeText(const std::vector<int64_t>& s) {
+  return absl::StrCat("[", absl::StrJoin(s, ","), "]");
+}
+
+void AddUnary(std::vector<Case>* cases, Inputs& in, const std::string& op,
+              std::vector<DataType> dtypes, double lo = -2.0, double hi = 2.0,
+              double tolerance = 1e-5) {
+  for (DataType dtype : dtypes) {
+    for (const auto& shape : Shapes{{}, {7}, {2, 3}, {2, 3, 4}}) {
+      cases->push_back({op, DataTypeString(dtype) + ShapeText(shape),
+                        {{"T", TypeAttr(dtype)}},
+                        {in.Random(dtype, shape, lo, hi)},
+                        tolerance});
+    }
+  }
+}
+
+void AddBinary(std::vector<Case>* cases, Inputs& in, const std::string& op,
+               std::vector<DataType> dtypes, double lo = -2.0, double hi = 2.0) {
+  // Same shapes, trailing broadcast, both sides broadcasting, scalar with tensor.
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> pairs = {
+      {{2, 3}, {2, 3}}, {{2, 3}, {3}}, {{2, 1}, {1, 3}}, {{}, {4}}, {{3, 1, 2}, {4, 1}}};
+  for (DataType dtype : dtypes) {
+    for (const auto& [a, b] : pairs) {
+      cases->push_back({op, DataTypeString(dtype) + ShapeText(a) + ShapeText(b),
+                        {{"T", TypeAttr(dtype)}},
+                        {in.Random(dtype, a, lo, hi), in.Random(dtype, b, lo, hi)}});
+    }
+  }
+}
+
+void AddMath(std::vector<Case>* c, Inputs& in) {
+  const std::vector<DataType> real = {DT_FLOAT, DT_DOUBLE};
+  for (const char* op : {"Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum"}) {
+    AddBinary(c, in, op, {DT_FLOAT, DT_DOUBLE, DT_INT32});
+  }
+  AddBinary(c, in, "RealDiv", real, 0.5, 3.0);
+  AddBinary(c, in, "SquaredDifference", real);
+  for (const char* op : {"Neg", "Abs", "Square"}) AddUnary(c, in, op, {DT_FLOAT, DT_DOUBLE, DT_INT32});
+  AddUnary(c, in, "Exp", real, -3.0, 3.0, 1e-5);
+  for (const char* op : {"Sqrt", "Rsqrt", "Log"}) AddUnary(c, in, op, real, 0.1, 5.0);
+  for (const auto& [a, b, ta, tb] :
+       std::vector<std::tuple<std::vector<int64_t>, std::vector<int64_t>, bool, bool>>{
+           {{2, 3}, {3, 4}, false, false}, {{3, 2}, {3, 4}, true, false},
+           {{2, 3}, {4, 3}, false, true}, {{17, 33}, {33, 9}, false, false}}) {
+    for (DataType dtype : real) {
+      c->push_back({"MatMul",
+                    DataTypeString(dtype) + ShapeText(a) + ShapeText(b) +
+                        (ta ? " transpose_a" : "") + (tb ? " transpose_b" : ""),
+                    {{"T", TypeAttr(dtype)}, {"transpose_a", BoolAttr(ta)},
+                     {"transpose_b", BoolAttr(tb)}},
+                    {in.Random(dtype, a), in.Random(dtype, b)},
+                    1e-4});
+    }
+  }
+  for (int n : {1, 3}) {
+    Case addn{"AddN", absl::StrCat("float[2,3] x", n),
+              {{"T", TypeAttr(DT_FLOAT)}, {"N", IntAttr(n)}}, {}};
+    for (int i = 0; i < n; ++i) addn.inputs.push_back(in.Random(DT_FLOAT, {2, 3}));
+    c->push_back(std::move(addn));
+  }
+}
+
+void AddNn(std::vector<Case>* c, Inputs& in) {
+  const std::vector<DataType> real = {DT_FLOAT, DT_DOUBLE};
+  for (DataType dtype : real) {
+    c->push_back({"BiasAdd", DataTypeString(dtype) + "[2,3,4]+[4] NHWC",
+                  {{"T", TypeAttr(dtype)}},
+                  {in.Random(dtype, {2, 3, 4}), in.Random(dtype, {4})}});
+  }
+  for (const char* op : {"Relu", "Relu6"}) AddUnary(c, in, op, real, -8.0, 8.0);
+  for (const char* op : {"Sigmoid", "Tanh"}) AddUnary(c, in, op, real, -6.0, 6.0);
+  for (const auto& shape : Shapes{{5}, {3, 4}, {2, 3, 10}}) {
+    c->push_back({"Softmax", "float" + ShapeText(shape), {{"T", TypeAttr(DT_FLOAT)}},
+                  {in.Random(DT_FLOAT, shape, -5.0, 5.0)}});
+  }
+  for (const char* padding : {"SAME", "VALID"}) {
+    for (int64_t stride : {1, 2}) {
+      c->push_back({"Conv2D", absl::StrCat("float[1,6,7,2]*[3,3,2,4] ", padding, " s", stride),
+                    {{"T", TypeAttr(DT_FLOAT)}, {"strides", IntsAttr({1, stride, stride, 1})},
+                     {"padding", StringAttr(padding)}},
+                    {in.Random(DT_FLOAT, {1, 6, 7, 2}), in.Random(DT_FLOAT, {3, 3, 2, 4})},
+                    1e-4});
+      for (const char* pool : {"MaxPool", "AvgPool"}) {
+        c->push_back({pool, absl::StrCat("float[2,5,6,3] k2 ", padding, " s", stride),
+                      {{"T", TypeAttr(DT_FLOAT)}, {"ksize", IntsAttr({1, 2, 2, 1})},
+                       {"strides", IntsAttr({1, stride, stride, 1})},
+                       {"padding", StringAttr(padding)}},
+                      {in.Random(DT_FLOAT, {2, 5, 6, 3})}});
+      }
+    }
+  }
+}
+
+void AddReductions(std::vector<Case>* c, Inputs& in) {
+  for (const char* op : {"Sum", "Mean", "Max"}) {
+    for (DataType dtype : {DT_FLOAT, DT_INT32}) {
+      for (const auto& axes : Shapes{{0}, {1}, {0, 2}, {}, {-1}}) {
+        for (bool keep : {false, true}) {
+          c->push_back({op,
+                        absl::StrCat(DataTypeString(dtype), "[3,4,5] axes ", ShapeText(axes),
+                                     keep ? " keep_dims" : ""),
+                        {{"T", TypeAttr(dtype)}, {"Tidx", TypeAttr(DT_INT32)},
+                         {"keep_dims", BoolAttr(keep)}},
+                        {in.Random(dtype, {3, 4, 5}, -9.0, 9.0),
+                         Inputs::Vector<int32_t>(std::vector<int32_t>(axes.begin(), axes.end()))}});
+        }
+      }
+    }
+  }
+}
+
+void AddArray(std::vector<Case>* c, Inputs& in) {
+  c->push_back({"Fill", "float [2,3]", {{"T", TypeAttr(DT_FLOAT)}, {"index_type", TypeAttr(DT_INT32)}},
+                {Inputs::Vector<int32_t>({2, 3}), Inputs::Scalar<float>(1.5f)}});
+  c->push_back({"Fill", "int32 []", {{"T", TypeAttr(DT_INT32)}, {"index_type", TypeAttr(DT_INT32)}},
+                {Inputs::Vector<int32_t>({}), Inputs::Scalar<int32_t>(7)}});
+  for (const auto& [from, to] : std::vector<std::pair<DataType, DataType>>{
+           {DT_FLOAT, DT_INT32}, {DT_INT32, DT_FLOAT}, {DT_FLOAT, DT_DOUBLE}, {DT_FLOAT, DT_BOOL}}) {
+    c->push_back({"Cast", DataTypeString(from) + "->" + DataTypeString(to),
+                  {{"SrcT", TypeAttr(from)}, {"DstT", TypeAttr(to)}, {"Truncate", BoolAttr(false)}},
+                  {in.Random(from, {2, 5}, -4.0, 4.0)}});
+  }
+  for (DataType dtype : {DT_FLOAT, DT_INT32}) {
+    c->push_back({"Identity", DataTypeString(dtype) + "[3,2]", {{"T", TypeAttr(dtype)}},
+                  {in.Random(dtype, {3, 2})}});
+    for (const char* op : {"ZerosLike", "OnesLike"}) {
+      c->push_back({op, DataTypeString(dtype) + "[2,2]", {{"T", TypeAttr(dtype)}},
+                    {in.Random(dtype, {2, 2})}});
+    }
+  }
+  for (DataType dtype : {DT_FLOAT, DT_INT32}) {
+    AttrValue value;
+    *value.mutable_tensor() = in.Random(dtype, {2, 3}).ToProto();
+    c->push_back({"Const", DataTypeString(dtype) + "[2,3]",
+                  {{"dtype", TypeAttr(dtype)}, {"value", value}}, {}});
+  }
+  for (const auto& shape : std::vector<std::vector<int32_t>>{{6}, {3, -1}, {1, 2, 3}}) {
+    c->push_back({"Reshape", "float[2,3] -> " + absl::StrJoin(shape, ","),
+                  {{"T", TypeAttr(DT_FLOAT)}, {"Tshape", TypeAttr(DT_INT32)}},
+                  {in.Random(DT_FLOAT, {2, 3}), Inputs::Vector<int32_t>(shape)}});
+  }
+  for (const auto& shape : Shapes{{}, {4}, {2, 3, 1}}) {
+    c->push_back({"Shape", "float" + ShapeText(shape),
+                  {{"T", TypeAttr(DT_FLOAT)}, {"out_type", TypeAttr(DT_INT32)}},
+                  {in.Random(DT_FLOAT, shape)}});
+  }
+  for (int32_t dim : {0, 1, -1}) {
+    c->push_back({"ExpandDims", absl::StrCat("float[2,3] dim ", dim),
+                  {{"T", TypeAttr(DT_FLOAT)}, {"Tdim", TypeAttr(DT_INT32)}},
+                  {in.Random(DT_FLOAT, {2, 3}), Inputs::Scalar<int32_t>(dim)}});
+  }
+  for (const auto& dims : Shapes{{}, {0}, {2}}) {
+    c->push_back({"Squeeze", "float[1,3,1] dims " + ShapeText(dims),
+                  {{"T", TypeAttr(DT_FLOAT)}, {"squeeze_dims", IntsAttr(dims)}},
+                  {in.Random(DT_FLOAT, {1, 3, 1})}});
+  }
+}
+
+const std::vector<Case>& AllCases() {
+  static const std::vector<Case>* cases = [] {
+    auto* all = new std::vector<Case>();
+    Inputs in;
+    AddMath(all, in);
+    AddNn(all, in);
+    AddReductions(all, in);
+    AddArray(all, in);
+    return all;
+  }();
+  return *cases;
+}
+
+// ---------------------------------------------------------------------------------------
+// Running one case on one device.
+
+// Waits for a DeviceCopier callback.
+absl::Status CopyAndWait(const std::function<void(DeviceCopier::StatusCallback)>& copy) {
+  absl::Notification done;
+  absl::Status status;
+  copy([&](const absl::Status& s) {
+    status = s;
+    done.Notify();
+  });
+  done.WaitForNotification();
+  return status;
+}
+
+// Which of a node's inputs (or outputs) a kernel keeps in host memory.
+std::vector<bool> HostMemoryFlags(const NodeDef& node, const OpDef& op_def,
+                                  const KernelDef* kernel, bool outputs) {
+  std::vector<bool> flags;
+  const auto& args = outputs ? op_def.output_arg() : op_def.input_arg();
+  for (const OpDef::ArgDef& arg : args) {
+    int64_t count = 1;
+    if (!arg.number_attr().empty()) count = *GetIntAttr(node, arg.number_attr());
+    bool host = false;
+    if (kernel != nullptr) {
+      for (const std::string& name : kernel->host_memory_args) host = host || name == arg.name();
+    }
+    flags.insert(flags.end(), count, host);
+  }
+  return flags;
+}
+
+// Runs `c` on `device` with the kernels of `registry`; returns the outputs as host tensors.
+absl::StatusOr<std::vector<Tensor>> RunOn(const Case& c, Device* device,
+                                          const KernelRegistry& registry) {
+  const OpDef* op_def = OpRegistry::Global().Find(c.op);
+  if (op_def == nullptr) return absl::NotFoundError("unknown op " + c.op);
+  NodeDef node;
+  node.set_name("conformance");
+  node.set_op(c.op);
+  for (const auto& [name, value] : c.attrs) (*node.mutable_attr())[name] = value;
+  AddDefaultAttrs(*op_def, &node);
+  DataTypeVector in, out;
+  DFLOW_RETURN_IF_ERROR(InOutTypesForNode(node, *op_def, &in, &out));
+  DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel,
+                         registry.CreateKernel(node, *op_def, in, out, device));
+  const KernelDef* def = registry.Find(node, device->device_type());
+  DeviceCopier* copier = device->copier();
+  const std::vector<bool> host_in = HostMemoryFlags(node, *op_def, def, false);
+  const std::vector<bool> host_out = HostMemoryFlags(node, *op_def, def, true);
+
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    if (copier == nullptr || host_in[i]) {
+      inputs.push_back(c.inputs[i]);
+      continue;
+    }
+    DFLOW_ASSIGN_OR_RETURN(Tensor on_device, Tensor::Allocate(device->allocator(),
+                                                              c.inputs[i].dtype(),
+                                                              c.inputs[i].shape()));
+    DFLOW_RETURN_IF_ERROR(CopyAndWait([&](DeviceCopier::StatusCallback done) {
+      copier->CopyHostToDevice(c.inputs[i], on_device, std::move(done));
+    }));
+    inputs.push_back(std::move(on_device));
+  }
+  OpKernelContext::Params params;
+  params.kernel = kernel.get();
+  params.device = device;
+  params.inputs = absl::MakeSpan(inputs);
+  OpKernelContext context(params, static_cast<int>(out.size()));
+  kernel->Compute(&context);  // an async kernel's Compute waits for it
+  DFLOW_RETURN_IF_ERROR(context.status());
+
+  std::vector<Tensor> outputs;
+  for (int i = 0; i < context.num_outputs(); ++i) {
+    const Tensor& result = *context.mutable_output(i);
+    if (copier == nullptr || host_out[i] || !result.IsInitialized()) {
+      outputs.push_back(result);
+      continue;
+    }
+    DFLOW_ASSIGN_OR_RETURN(Tensor host, Tensor::Allocate(ProcessCpuAllocator(), result.dtype(),
+                                                         result.shape()));
+    DFLOW_RETURN_IF_ERROR(CopyAndWait([&](DeviceCopier::StatusCallback done) {
+      copier->CopyDeviceToHost(result, host, std::move(done));
+    }));
+    outputs.push_back(std::move(host));
+  }
+  return outputs;
+}
+
+// The first element where `got` and `want` differ beyond `tolerance`, or "" when they agree.
+std::string Difference(const Tensor& got, const Tensor& want, double tolerance) {
+  if (got.dtype() != want.dtype() || !(got.shape() == want.shape())) {
+    return absl::StrCat("got ", DataTypeString(got.dtype()), got.shape().DebugString(),
+                        ", want ", DataTypeString(want.dtype()), want.shape().DebugString());
+  }
+  std::string diff;
+  DispatchNumeric(want.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    auto g = got.flat<T>();
+    auto w = want.flat<T>();
+    for (size_t i = 0; i < w.size() && diff.empty(); ++i) {
+      const double a = static_cast<double>(g[i]), b = static_cast<double>(w[i]);
+      const bool close = std::is_floating_point<T>::value
+                             ? std::fabs(a - b) <= tolerance * (1.0 + std::fabs(b)) ||
+                                   (std::isnan(a) && std::isnan(b))
+                             : a == b;
+      if (!close) diff = absl::StrCat("element ", i, ": got ", a, ", want ", b);
+    }
+  });
+  return diff;
+}
+
+// Runs every case on `gpu` and on a CPU device, checking they agree.
+void CheckAllCases(Device* gpu) {
+  const KernelRegistry& registry = DefaultKernelRegistry();
+  ThreadPool pool(1, "conformance_cpu");
+  CpuDevice cpu(0, ProcessCpuAllocator(), &pool);
+  for (const Case& c : AllCases()) {
+    INFO(c.op << " " << c.label);
+    absl::StatusOr<std::vector<Tensor>> want = RunOn(c, &cpu, registry);
+    INFO("CPU: " << want.status().ToString());
+    REQUIRE(want.ok());
+    absl::StatusOr<std::vector<Tensor>> got = RunOn(c, gpu, registry);
+    INFO("GPU: " << got.status().ToString());
+    REQUIRE(got.ok());
+    REQUIRE(got->size() == want->size());
+    for (size_t i = 0; i < want->size(); ++i) {
+      INFO("output " << i);
+      CHECK(Difference((*got)[i], (*want)[i], c.tolerance) == "");
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Tests.
+
+TEST_CASE("Every op in sim_kernel_list.h has a conformance case, and only those",
+          "[gpu_conformance]") {
+  std::set<std::string> listed(std::begin(sim::kGpuKernelOps), std::end(sim::kGpuKernelOps));
+  std::set<std::string> covered;
+  for (const Case& c : AllCases()) covered.insert(c.op);
+  for (const std::string& op : listed) {
+    INFO(op);
+    CHECK(covered.count(op) == 1);
+  }
+  for (const std::string& op : covered) {
+    INFO(op);
+    CHECK(listed.count(op) == 1);
+  }
+}
+
+TEST_CASE("Simulated GPU kernels agree with the CPU kernels on every case",
+          "[gpu_conformance][sim]") {
+  ThreadPool pool(2, "conformance_gpu");
+  sim::SimGpuOptions options;
+  options.total_bytes = int64_t{256} << 20;
+  sim::SimGpuDevice gpu(0, &pool, options);
+  CheckAllCases(&gpu);
+}
+
+TEST_CASE("CUDA GPU kernels agree with the CPU kernels on every case", "[.][cuda]") {
+  // Whatever real GPUs the session's device factory finds; simulated ones do not count.
+  unsetenv("DFLOW_SIMULATED_GPUS");
+  absl::StatusOr<SessionDevices> devices = CreateSessionDevices(ConfigProto());
+  REQUIRE(devices.ok());
+  Device* cuda = nullptr;
+  for (Device* device : devices->devices->devices()) {
+    if (device->device_type() == "GPU" && dynamic_cast<sim::SimGpuDevice*>(device) == nullptr) {
+      cuda = device;
+      break;
+    }
+  }
+  if (cuda == nullptr) FAIL("no CUDA GPU found");
+  CheckAllCases(cuda);
+}
+
+}  // namespace
+}  // namespace dflow
