@@ -23,6 +23,14 @@ class KernelSupport {
   // The registered kernels of `op`, one per line in TF's form
   // "  device='CPU'; T in [DT_FLOAT, DT_INT32]\n", or "  <no registered kernels>\n".
   virtual std::string DescribeKernels(absl::string_view op) const = 0;
+
+  // Names of `node`'s input and output args that the kernel chosen for `device_type`
+  // keeps in host memory (TF's HostMemory, e.g. Reshape's "shape" on a GPU). Empty when
+  // none, when no kernel matches, and for fakes that do not override it.
+  virtual std::vector<std::string> HostMemoryArgs(const NodeDef& node,
+                                                  absl::string_view device_type) const {
+    return {};
+  }
 };
 
 }  // namespace dflow

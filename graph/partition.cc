@@ -8,13 +8,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "graph/control_flow.h"
+#include "graph/memory_types.h"
 #include "graph/status_macros.h"
 
 namespace dflow {
 namespace {
 
-// (src node id, src slot, dst device): what one `_Send`/`_Recv` pair transfers.
-using CopyKey = std::tuple<int, int, std::string>;
+// (src node id, src slot, dst device, into host memory): what one pair transfers.
+using CopyKey = std::tuple<int, int, std::string, bool>;
 
 // A NodeDef input naming `node`'s output `slot` ("x", "x:1", "^x").
 std::string InputName(const std::string& node, int slot) {
@@ -96,7 +97,11 @@ class Partitioner {
   // The name dst reads `e` through, creating or reusing a pair (rule 3). A new ref pair's
   // `_Recv` is appended to `ref_recvs`.
   std::string ReaderFor(const Edge& e, std::vector<NodeDef*>* ref_recvs);
-  CopyPair AddCopyPair(const Edge& e);
+  CopyPair AddCopyPair(const Edge& e, bool host_recv);
+  // Rule 8: whether the edge's source output / destination input is host memory.
+  bool SendsFromHost(const Edge& e);
+  bool ReceivesIntoHost(const Edge& e);
+  const MemoryTypes& TypesOf(const Node& node);
   NodeDef* AddCopyNode(const std::string& device, const std::string& src, const char* op);
   void SetSendRecvAttrs(const Edge& e, NodeDef* node) const;
   std::string NewName(const std::string& prefix);
@@ -105,6 +110,7 @@ class Partitioner {
   const Graph& graph_;
   std::map<std::string, GraphDef> parts_;
   std::map<CopyKey, std::string> readers_;  // deduped pairs: key -> reader name
+  std::map<int, MemoryTypes> memory_types_;  // by node id, computed on first use
   std::set<std::string> new_names_;         // default new_name's names so far
   int name_counter_ = 0;
 };
@@ -152,17 +158,36 @@ void Partitioner::AddNode(const Node& dst) {
 
 std::string Partitioner::ReaderFor(const Edge& e, std::vector<NodeDef*>* ref_recvs) {
   if (IsRefEdge(e)) {
-    CopyPair pair = AddCopyPair(e);
+    CopyPair pair = AddCopyPair(e, false);
     ref_recvs->push_back(pair.recv);
     return pair.reader;
   }
-  const CopyKey key{e.src->id(), e.src_output, e.dst->assigned_device()};
+  const bool host_recv = ReceivesIntoHost(e);
+  const CopyKey key{e.src->id(), e.src_output, e.dst->assigned_device(), host_recv};
   auto it = readers_.find(key);
-  if (it == readers_.end()) it = readers_.emplace(key, AddCopyPair(e).reader).first;
+  if (it == readers_.end()) it = readers_.emplace(key, AddCopyPair(e, host_recv).reader).first;
   return it->second;
 }
 
-Partitioner::CopyPair Partitioner::AddCopyPair(const Edge& e) {
+const MemoryTypes& Partitioner::TypesOf(const Node& node) {
+  auto it = memory_types_.find(node.id());
+  if (it == memory_types_.end()) {
+    it = memory_types_.emplace(node.id(), HostMemoryTypes(*options_.kernels, node)).first;
+  }
+  return it->second;
+}
+
+bool Partitioner::SendsFromHost(const Edge& e) {
+  if (options_.kernels == nullptr || e.IsControlEdge() || IsRefEdge(e)) return false;
+  return TypesOf(*e.src).host_outputs[e.src_output];
+}
+
+bool Partitioner::ReceivesIntoHost(const Edge& e) {
+  if (options_.kernels == nullptr || e.IsControlEdge() || IsRefEdge(e)) return false;
+  return TypesOf(*e.dst).host_inputs[e.dst_input];
+}
+
+Partitioner::CopyPair Partitioner::AddCopyPair(const Edge& e, bool host_recv) {
   const std::string& src = e.src->name();
   const std::string& src_device = e.src->assigned_device();
   const std::string& dst_device = e.dst->assigned_device();
@@ -179,11 +204,11 @@ Partitioner::CopyPair Partitioner::AddCopyPair(const Edge& e) {
   } else {
     dtype = BaseType(e.src->output_types()[e.src_output]);
   }
-  NodeDef* send = AddCopyNode(src_device, src, "_Send");
+  NodeDef* send = AddCopyNode(src_device, src, SendsFromHost(e) ? "_HostSend" : "_Send");
   send->add_input(send_input);
   SetSendRecvAttrs(e, send);
   (*send->mutable_attr())["T"].set_type(dtype);
-  NodeDef* recv = AddCopyNode(dst_device, src, "_Recv");
+  NodeDef* recv = AddCopyNode(dst_device, src, host_recv ? "_HostRecv" : "_Recv");
   SetSendRecvAttrs(e, recv);
   (*recv->mutable_attr())["tensor_type"].set_type(dtype);
   if (!e.IsControlEdge()) return {recv->name(), recv};
@@ -233,7 +258,7 @@ std::vector<CrossDeviceCopy> ListCrossDeviceCopies(const Graph& graph) {
   for (const Node* dst : graph.nodes()) {
     for (const Edge* e : OrderedInputs(*dst)) {
       if (e->IsControlEdge() || e->src->assigned_device() == dst->assigned_device()) continue;
-      const CopyKey key{e->src->id(), e->src_output, dst->assigned_device()};
+      const CopyKey key{e->src->id(), e->src_output, dst->assigned_device(), false};
       auto it = deduped.find(key);
       size_t pos = it == deduped.end() || IsRefEdge(*e) ? copies.size() : it->second;
       if (pos == copies.size()) {

@@ -24,10 +24,15 @@
 //  6. Each partition copies the graph's versions and the library functions (and their
 //     gradients) that its nodes reach, directly or through other functions.
 //  7. A node inputs list holds data inputs by index, then control inputs by source id.
+//  8. Memory types (when `PartitionOptions::kernels` is set; memory_types.h): a data edge
+//     whose source output lives in host memory on its device (e.g. Shape's output on a
+//     GPU) is sent with `_HostSend`; one whose destination input lives in host memory
+//     (e.g. Reshape's shape on a GPU) is received with `_HostRecv`, into host memory,
+//     with no device copy. Dedup (rule 3) keys on the receiving memory type too.
 //
 // Not done (TF features DirectSession uses that dflow does not have yet): while-loop
-// control-flow rewriting across devices, host-memory `_HostSend`/`_HostRecv` and
-// same-device memory-type pairs, bfloat16 casting of float edges.
+// control-flow rewriting across devices, same-device memory-type pairs, bfloat16 casting
+// of float edges.
 #ifndef DFLOW_GRAPH_PARTITION_H_
 #define DFLOW_GRAPH_PARTITION_H_
 
@@ -39,6 +44,7 @@
 
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
+#include "graph/kernel_support.h"
 #include "proto/graph.pb.h"
 #include "proto/types.pb.h"
 
@@ -52,6 +58,9 @@ struct PartitionOptions {
   std::function<std::string(const std::string& prefix)> new_name;
   // The incarnation written into every `_Send`/`_Recv` (DirectSession: 1).
   int64_t send_device_incarnation = 1;
+  // Rule 8's memory types come from the kernels this answers for (borrowed; null: every
+  // edge is device memory, plain `_Send`/`_Recv`).
+  const KernelSupport* kernels = nullptr;
 };
 
 // Splits `graph` per rules 1-7. Returns the partitions keyed (and so sorted) by device.

@@ -109,6 +109,12 @@ std::vector<std::string> KernelRegistry::SupportedDeviceTypes(const NodeDef& nod
   return std::vector<std::string>(types.begin(), types.end());
 }
 
+std::vector<std::string> KernelRegistry::HostMemoryArgs(const NodeDef& node,
+                                                        absl::string_view device_type) const {
+  const KernelDef* def = Find(node, device_type);
+  return def == nullptr ? std::vector<std::string>() : def->host_memory_args;
+}
+
 std::string KernelRegistry::DescribeKernels(absl::string_view op) const {
   auto it = kernels_.find(op);
   if (it == kernels_.end() || it->second.empty()) return "  <no registered kernels>\n";

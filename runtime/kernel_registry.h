@@ -90,6 +90,9 @@ class KernelRegistry final : public KernelSupport {
 
   std::vector<std::string> SupportedDeviceTypes(const NodeDef& node) const override;
   std::string DescribeKernels(absl::string_view op) const override;
+  // The matching kernel's KernelDef::host_memory_args.
+  std::vector<std::string> HostMemoryArgs(const NodeDef& node,
+                                          absl::string_view device_type) const override;
 
   // Every registered kernel for `op` on `device_type`, highest priority first (kernel
   // libraries that wrap another device's kernels, e.g. kernels/sim, enumerate with it).

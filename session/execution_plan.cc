@@ -91,7 +91,9 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
   plan->num_fetches_ = static_cast<int>(signature.fetches.size());
   plan->fetch_names_ = signature.fetches;
 
-  DFLOW_ASSIGN_OR_RETURN(auto partition_defs, PartitionGraph(PartitionOptions(), *graph));
+  PartitionOptions partition_options;
+  partition_options.kernels = &kernels;  // HostMemory args cross devices without copies
+  DFLOW_ASSIGN_OR_RETURN(auto partition_defs, PartitionGraph(partition_options, *graph));
   for (auto& [device_name, graph_def] : partition_defs) {
     DFLOW_ASSIGN_OR_RETURN(Device * device, devices.Lookup(device_name));
     DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> partition,

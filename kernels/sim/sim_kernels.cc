@@ -6,9 +6,11 @@
 // allocator() is the GPU's BFC allocator, so outputs (and a Const's tensor, built at
 // construction) live in the simulated GPU's memory (host memory with a nominal capacity).
 // For the sim that is all there is to it; a real GPU Const would upload its tensor once.
-// Index inputs (Reshape's shape, reduction indices, ...) are read by the CPU code on the
-// host: fine for the sim, where device memory is host memory; the HostMemory annotations
-// below say what a CUDA kernel must keep on the host.
+// Index inputs (Reshape's shape, reduction indices, ...) are HostMemory args (below,
+// recorded in each KernelDef): the partitioner receives them with _HostRecv, so they
+// reach the GPU node as host tensors with no device copy (graph/memory_types.h). Outputs
+// the kernel declares host memory (Shape's) still come from the GPU's allocator in the
+// sim, where device memory is host memory; a CUDA kernel allocates them on the host.
 #include <memory>
 #include <string>
 #include <utility>
@@ -69,8 +71,8 @@ class SimComputeKernel final : public AsyncOpKernel {
   std::unique_ptr<OpKernel> cpu_kernel_;
 };
 
-// Index arguments a CUDA kernel keeps in host memory (TF's HostMemory); documentation
-// for the sim, where device memory is host memory.
+// Args the GPU kernel keeps in host memory (TF's HostMemory); the CUDA kernels of
+// these ops must declare the same.
 std::vector<std::string> HostMemoryArgs(const std::string& op) {
   if (op == "Reshape") return {"shape"};
   if (op == "ExpandDims") return {"dim"};

@@ -3,6 +3,7 @@
 // peer copy or staged through the host, one copy per (tensor, destination device), chaos
 // ordering, and a fault and a timeout in the middle of a copy. DFLOW_SIMULATED_GPUS and
 // DFLOW_SIMULATED_GPU_OPTIONS are set per test (this binary is its own process).
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -187,6 +188,52 @@ TEST_CASE("A timeout while a copy is in flight ends the step; the session keeps 
   INFO(status.ToString());
   REQUIRE(status.ok());
   CHECK(Floats(out[0]) == kTwoGpuSum);
+}
+
+TEST_CASE("HostMemory args cross devices without a device copy", "[gpu_copy][host_memory]") {
+  ScopedEnv gpus("DFLOW_SIMULATED_GPUS", "1:64");
+  ScopedEnv knobs("DFLOW_SIMULATED_GPU_OPTIONS", std::nullopt);
+  Scope root = Scope::NewRootScope();
+  Scope cpu = root.WithDevice("/cpu:0");
+  Scope gpu = root.WithDevice("/gpu:0");
+  Output x = Placeholder(cpu.WithOpName("x"), DT_FLOAT);
+  Output shape = Const(cpu.WithOpName("shape"), {3, 2});
+  Output r = Reshape(gpu.WithOpName("r"), x, shape);  // Reshape's shape: HostMemory
+  Shape(gpu.WithOpName("s"), r);                       // Shape's output: HostMemory
+  std::unique_ptr<Session> session = SessionFor(root);
+  Tensor feed = *Tensor::Allocate(ProcessCpuAllocator(), DT_FLOAT, TensorShape({6}));
+  for (int i = 0; i < 6; ++i) feed.flat<float>()[i] = static_cast<float>(i);
+  RunOptions options;
+  options.set_output_partition_graphs(true);
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  absl::Status status = session->Run(options, {{"x", feed}}, {"r", "s"}, {}, &out, &metadata);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  CHECK(out[0].shape() == TensorShape({3, 2}));
+  CHECK(Floats(out[0]) == std::vector<float>{0, 1, 2, 3, 4, 5});
+  REQUIRE(out[1].dtype() == DT_INT32);
+  CHECK(out[1].flat<int32_t>()[0] == 3);
+  CHECK(out[1].flat<int32_t>()[1] == 2);
+  // Device copies: x into the GPU and r out of it. Not the shape (received into host
+  // memory by _HostRecv) and not s (sent from host memory by _HostSend).
+  CHECK(CopiesOn(*session, 0) == 2);
+  std::map<std::string, std::string> gpu_copy_ops;  // op -> dtype of what it moves
+  for (const GraphDef& partition : metadata.partition_graphs()) {
+    for (const NodeDef& node : partition.node()) {
+      if (!absl::EndsWith(node.device(), "GPU:0")) continue;
+      if (node.op() == "_HostRecv" || node.op() == "_Recv") {
+        gpu_copy_ops[node.op()] = DataTypeString(node.attr().at("tensor_type").type());
+      }
+      if (node.op() == "_HostSend" || node.op() == "_Send") {
+        gpu_copy_ops[node.op()] = DataTypeString(node.attr().at("T").type());
+      }
+    }
+  }
+  CHECK(gpu_copy_ops == std::map<std::string, std::string>{{"_HostRecv", "int32"},
+                                                           {"_Recv", "float"},
+                                                           {"_HostSend", "int32"},
+                                                           {"_Send", "float"}});
 }
 
 TEST_CASE("A malformed DFLOW_SIMULATED_GPU_OPTIONS is an error naming the entry",
