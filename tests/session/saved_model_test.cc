@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "graph/proto_io.h"
+#include "proto/example.pb.h"
 #include "tests/testing/graph_testing.h"
 #include "tests/testing/scoped_env.h"
 
@@ -151,6 +152,58 @@ TEST_CASE("restoring a missing checkpoint names it") {
                             .status();
   CHECK(status.code() == absl::StatusCode::kNotFound);
   CHECK_THAT(std::string(status.message()), Catch::Contains("checkpoints/none/model.index"));
+}
+
+}  // namespace
+}  // namespace dflow
+
+namespace dflow {
+namespace {
+
+// A serialized tf.train.Example with one float feature.
+std::string ExampleWith(const std::string& key, std::vector<float> values) {
+  Example example;
+  FloatList* list = (*example.mutable_features()->mutable_feature())[key].mutable_float_list();
+  for (float v : values) list->add_value(v);
+  return example.SerializeAsString();
+}
+
+Tensor Strings(const std::vector<std::string>& values) {
+  Tensor t = *Tensor::Allocate(TestAllocator(), DT_STRING,
+                               TensorShape({static_cast<int64_t>(values.size())}));
+  for (size_t i = 0; i < values.size(); ++i) t.flat<std::string>()[i] = values[i];
+  return t;
+}
+
+TEST_CASE("classify/regress signatures parse serialized tf.Examples (ParseExample)") {
+  SavedModelBundle bundle = LoadOrFail("saved_model/tf_half_plus_two");
+  const Tensor examples = Strings({ExampleWith("x", {1}), ExampleWith("x", {2}),
+                                   ExampleWith("x", {3})});
+  CHECK(RunSignature(bundle, "regress_x_to_y", examples) == std::vector<float>{2.5, 3, 3.5});
+  CHECK(RunSignature(bundle, "classify_x_to_y", examples) == std::vector<float>{2.5, 3, 3.5});
+  CHECK(RunSignature(bundle, "regress_x_to_y2", examples) == std::vector<float>{3.5, 4, 4.5});
+
+  std::vector<Tensor> out;
+  // A value of the wrong type names the key and the example.
+  Example wrong;
+  (*wrong.mutable_features()->mutable_feature())["x"].mutable_int64_list()->add_value(1);
+  absl::Status status =
+      bundle.session->Run({{"tf_example:0", Strings({ExampleWith("x", {1}), wrong.SerializeAsString()})}},
+                          {"y:0"}, {}, &out);
+  CHECK(status.code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(std::string(status.message()),
+             Catch::Contains("Key: x, Index: 1.  Data types don't match. Data type: int64 "
+                             "but expected type: float"));
+  // Too many values for the dense shape [1].
+  status = bundle.session->Run({{"tf_example:0", Strings({ExampleWith("x", {1, 2})})}}, {"y:0"},
+                               {}, &out);
+  CHECK_THAT(std::string(status.message()), Catch::Contains("Number of values != expected"));
+  // Bytes that are not an Example.
+  status = bundle.session->Run({{"tf_example:0", Strings({"\xff\xff garbage"})}}, {"y:0"}, {}, &out);
+  CHECK_THAT(std::string(status.message()), Catch::Contains("Could not parse example input"));
+  // The session keeps serving.
+  CHECK(RunSignature(bundle, "regress_x_to_y", Strings({ExampleWith("x", {10})})) ==
+        std::vector<float>{7});
 }
 
 }  // namespace

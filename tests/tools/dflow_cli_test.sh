@@ -239,6 +239,16 @@ HPT="$CORPUS/saved_model/tf_half_plus_two"
 HPT_JSON='{"outputs": [{"name": "y", "dtype": "float32", "shape": [3, 1], "values": [2.5, 3, 3.5]}]}'
 out=$("$DFLOW" run --saved_model="$HPT" --feed='x=[[1],[2],[3]]' --output=json 2>"$TMP/err") || fail "saved_model run: $(cat "$TMP/err")"
 [ "$out" = "$HPT_JSON" ] || fail "saved_model half_plus_two: $out"
+# A regress signature fed serialized tf.Examples from a NumPy bytes array (|S17, one
+# Example {x: [2.0]}; x=2.0 is 00 00 00 40 little-endian) -> y = 0.5*2 + 2 = 3.
+dict="{'descr': '|S17', 'fortran_order': False, 'shape': (1,), }"
+pad=$(( 64 - (10 + ${#dict} + 1) % 64 )); [ $pad -eq 64 ] && pad=0
+{ printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $(( (${#dict} + pad + 1) % 256 )))\\x$(printf %02x $(( (${#dict} + pad + 1) / 256 )))"
+  printf '%s' "$dict"; printf '%*s' "$pad" ''; printf '\n'
+  printf '\x0a\x0f\x0a\x0d\x0a\x01x\x12\x08\x12\x06\x0a\x04\x00\x00\x00\x40'; } > "$TMP/examples.npy"
+out=$("$DFLOW" run --saved_model="$HPT" --signature=regress_x_to_y --feed=inputs=@"$TMP/examples.npy" \
+      --output=json 2>"$TMP/err") || fail "saved_model regress with tf.Examples: $(cat "$TMP/err")"
+echo "$out" | grep -q '"values": \[3\]' || fail "saved_model regress with tf.Examples: $out"
 out=$("$DFLOW" run --saved_model="$CORPUS/saved_model/serving_half_plus_two_gpu" --tag=serve \
       --signature=regress_x2_to_y3 --feed='inputs=[[1],[4]]' --fetch=outputs --output=json 2>"$TMP/err") \
   || fail "saved_model gpu run: $(cat "$TMP/err")"
