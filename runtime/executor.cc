@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "graph/control_flow.h"
 #include "graph/status_macros.h"
+#include "runtime/step_outcome.h"
 
 namespace dflow {
 
@@ -123,7 +124,7 @@ class Executor::RunState {
     if (args_.cancellation != nullptr && args_.cancellation->IsCancelled()) {
       Fail(args_.cancellation->reason());
     }
-    if (aborted_.load(std::memory_order_acquire)) {
+    if (outcome_.aborted()) {
       ClearInputs(item);
       return true;
     }
@@ -241,27 +242,14 @@ class Executor::RunState {
     }
   }
 
-  void Fail(const absl::Status& status) {
-    {
-      absl::MutexLock lock(&mu_);
-      if (!status_.ok()) return;
-      status_ = status;
-    }
-    aborted_.store(true, std::memory_order_release);
-    if (args_.cancellation != nullptr) args_.cancellation->Cancel(status);
-    if (args_.rendezvous != nullptr) args_.rendezvous->StartAbort(status);
-  }
+  void Fail(const absl::Status& status) { outcome_.Fail(status); }
 
   void NodeFinished() {
     if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) Finish();
   }
 
   void Finish() {
-    absl::Status status;
-    {
-      absl::MutexLock lock(&mu_);
-      status = status_;
-    }
+    const absl::Status status = outcome_.status();
     DoneCallback done = std::move(done_);
     delete this;
     done(status);
@@ -275,9 +263,7 @@ class Executor::RunState {
   std::unique_ptr<RefSlot*[]> refs_;  // null unless the graph has ref edges
   std::unique_ptr<std::atomic<int>[]> pending_;
   std::atomic<int> outstanding_{0};
-  std::atomic<bool> aborted_{false};
-  absl::Mutex mu_;
-  absl::Status status_ ABSL_GUARDED_BY(mu_);
+  StepOutcome outcome_{args_.cancellation, args_.rendezvous};
 };
 
 Executor::~Executor() = default;

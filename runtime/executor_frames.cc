@@ -15,6 +15,7 @@
 #include "absl/time/clock.h"
 #include "graph/control_flow.h"
 #include "graph/status_macros.h"
+#include "runtime/step_outcome.h"
 #include "runtime/executor.h"
 
 namespace dflow {
@@ -200,7 +201,7 @@ class Executor::FrameRunState {
     if (args_.cancellation != nullptr && args_.cancellation->IsCancelled()) {
       Fail(args_.cancellation->reason());
     }
-    if (aborted_.load(std::memory_order_acquire)) {
+    if (outcome_.aborted()) {
       ClearInputs(task);
       return true;
     }
@@ -509,27 +510,14 @@ class Executor::FrameRunState {
 
   // ---- The end of the step ----
 
-  void Fail(const absl::Status& status) {
-    {
-      absl::MutexLock lock(&mu_);
-      if (!status_.ok()) return;
-      status_ = status;
-    }
-    aborted_.store(true, std::memory_order_release);
-    if (args_.cancellation != nullptr) args_.cancellation->Cancel(status);
-    if (args_.rendezvous != nullptr) args_.rendezvous->StartAbort(status);
-  }
+  void Fail(const absl::Status& status) { outcome_.Fail(status); }
 
   void NodeFinished() {
     if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) Finish();
   }
 
   void Finish() {
-    absl::Status status;
-    {
-      absl::MutexLock lock(&mu_);
-      status = status_;
-    }
+    const absl::Status status = outcome_.status();
     DoneCallback done = std::move(done_);
     delete this;
     done(status);
@@ -539,12 +527,10 @@ class Executor::FrameRunState {
   Args args_;
   DoneCallback done_;
   std::atomic<int> outstanding_{0};  // ready or running nodes, all frames
-  std::atomic<bool> aborted_{false};
+  StepOutcome outcome_{args_.cancellation, args_.rendezvous};
   absl::Mutex flow_mu_;
   std::unique_ptr<Frame> root_;
   absl::flat_hash_map<std::string, std::unique_ptr<Frame>> frames_ ABSL_GUARDED_BY(flow_mu_);
-  absl::Mutex mu_;
-  absl::Status status_ ABSL_GUARDED_BY(mu_);
 };
 
 void Executor::RunAsyncWithFrames(const Args& args, DoneCallback done) const {
