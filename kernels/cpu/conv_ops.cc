@@ -16,13 +16,16 @@
 // by the primitive (a bias argument and an eltwise post-op) while the output is hot.
 // NHWC convolutions that are one matrix product (1x1 filters at stride 1, or a filter
 // covering the whole input, as LeNet's last convolution) run on DenseLayer instead:
-// oneDNN's direct convolution is several times slower on a 1x1 output.
+// oneDNN's direct convolution is several times slower on a 1x1 output. NHWC
+// convolutions with few output channels fold column pairs into channels
+// (conv_column_fold.h) so that oneDNN's vector lanes do not idle.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
+#include "kernels/cpu/conv_column_fold.h"
 #include "kernels/cpu/dense_layer.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/kernel_util.h"
@@ -103,7 +106,8 @@ struct ConvGeometry {
   }
   // The primitive cache key for a sub-batch of `n` images (attrs are per kernel).
   std::vector<int64_t> Key(int64_t n) const {
-    return {n, in_depth, rows.input, cols.input, rows.size, cols.size, filter_depth, out_depth};
+    return {n, in_depth, rows.input, cols.input, rows.size, cols.size, filter_depth, out_depth,
+            rows.pad_before, rows.pad_after, cols.pad_before, cols.pad_after};
   }
 };
 
@@ -281,42 +285,76 @@ class Conv2DOp : public OpKernel {
       OP_REQUIRES_OK(ctx, dense_->Run(ctx, args));
       return;
     }
+    const int64_t fold =
+        attrs_.layout.nchw ? 1 : ChooseColumnFold(g.cols, g.out_depth, g.groups, lanes_);
+    if (fold > 1) {
+      OP_REQUIRES_OK(ctx, RunFolded(ctx, g, fold, filter, bias, out));
+      return;
+    }
+    OP_REQUIRES_OK(ctx, RunDirect(ctx, g, filter, filter_constant_, bias, out));
+  }
+
+ private:
+  // The convolution with columns folded by `fold` (conv_column_fold.h): the same input
+  // and output buffers, a folded filter, and the bias repeated for each column of a group.
+  absl::Status RunFolded(OpKernelContext* ctx, const ConvGeometry& g, int64_t fold,
+                         const Tensor& filter, const float* bias, Tensor* out) {
+    ConvGeometry folded = g;
+    folded.in_depth = g.in_depth * fold;
+    folded.filter_depth = g.filter_depth * fold;
+    folded.out_depth = g.out_depth * fold;
+    folded.cols = FoldColumns(g.cols, fold);
+    DFLOW_ASSIGN_OR_RETURN(
+        Tensor folded_filter,
+        ctx->allocate_temp(DT_FLOAT, TensorShape({g.rows.size, folded.cols.size,
+                                                  folded.filter_depth, folded.out_depth})));
+    FoldFilter(filter.data<float>(), g.rows.size, g.cols.size, g.filter_depth, g.out_depth, fold,
+               folded_filter.data<float>());
+    std::vector<float> folded_bias;
+    for (int64_t j = 0; bias != nullptr && j < fold; ++j) {
+      folded_bias.insert(folded_bias.end(), bias, bias + g.out_depth);
+    }
+    // The folded filter is a new buffer each step: its packed form is found by value.
+    return RunDirect(ctx, folded, folded_filter, /*filter_constant=*/false,
+                     bias != nullptr ? folded_bias.data() : nullptr, out);
+  }
+
+  // oneDNN's convolution primitive over batch shards.
+  absl::Status RunDirect(OpKernelContext* ctx, const ConvGeometry& g, const Tensor& filter,
+                         bool filter_constant, const float* bias, Tensor* out) {
     const onednn::BatchSplit split =
         onednn::SplitBatch(g.batch, g.FlopsPerImage(), onednn::NumThreads(ctx));
     // Plans for the (at most two) shard sizes, made here so that shards only execute.
     const int64_t last = g.batch - (split.shards - 1) * split.block;
-    OP_ASSIGN_OR_RETURN(ctx, ConvPlan full, Plan(g, split.block, filter, nullptr));
+    DFLOW_ASSIGN_OR_RETURN(ConvPlan full, Plan(g, split.block, filter, filter_constant, nullptr));
     ConvPlan rest = full;
     if (last != split.block) {
-      OP_ASSIGN_OR_RETURN(ctx, rest, Plan(g, last, filter, &full));
+      DFLOW_ASSIGN_OR_RETURN(rest, Plan(g, last, filter, filter_constant, &full));
     }
     const int64_t in_image = g.in_depth * g.rows.input * g.cols.input;
     const int64_t out_image = g.out_depth * g.rows.output * g.cols.output;
-    const float* in_data = input.data<float>();
+    const float* in_data = ctx->input(0).data<float>();
     float* out_data = out->data<float>();
-    OP_ASSIGN_OR_RETURN(ctx, const dnnl_memory_desc_t bias_md, BiasDesc(g));
-    OP_REQUIRES_OK(
-        ctx,
-        onednn::RunShards(ctx, g.batch, split, g.FlopsPerImage(), [&](int64_t first, int64_t n) {
-          const ConvPlan& plan = n == split.block ? full : rest;
-          const onednn::Primitive& p = *plan.primitive;
-          if (bias == nullptr) {
-            return onednn::Execute(
-                p, engine_.get(),
-                {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), in_data + first * in_image},
-                 {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
-                 {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), out_data + first * out_image}});
-          }
-          return onednn::Execute(
-              p, engine_.get(),
-              {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), in_data + first * in_image},
-               {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
-               {DNNL_ARG_BIAS, &bias_md, bias},
-               {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), out_data + first * out_image}});
-        }));
+    DFLOW_ASSIGN_OR_RETURN(const dnnl_memory_desc_t bias_md, BiasDesc(g));
+    return onednn::RunShards(ctx, g.batch, split, g.FlopsPerImage(), [&](int64_t first, int64_t n) {
+      const ConvPlan& plan = n == split.block ? full : rest;
+      const onednn::Primitive& p = *plan.primitive;
+      if (bias == nullptr) {
+        return onednn::Execute(
+            p, engine_.get(),
+            {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), in_data + first * in_image},
+             {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
+             {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), out_data + first * out_image}});
+      }
+      return onednn::Execute(
+          p, engine_.get(),
+          {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), in_data + first * in_image},
+           {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
+           {DNNL_ARG_BIAS, &bias_md, bias},
+           {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), out_data + first * out_image}});
+    });
   }
 
- private:
   absl::Status ParseFusion(OpKernelConstruction* c) {
     std::vector<std::string> fused_ops;
     int64_t num_args = 0, num_host_args = 0;
@@ -352,7 +390,7 @@ class Conv2DOp : public OpKernel {
   // The plan for `n` images; `other` (a plan of this Compute for another shard size)
   // lends its packed filter when the primitives want the same layout.
   absl::StatusOr<ConvPlan> Plan(const ConvGeometry& g, int64_t n, const Tensor& filter,
-                                const ConvPlan* other) {
+                                bool filter_constant, const ConvPlan* other) {
     ConvPlan plan;
     DFLOW_ASSIGN_OR_RETURN(plan.primitive, primitives_.GetOrCreate(g.Key(n), [&] {
       return MakeConvPrimitive(attrs_, fusion_, g, n, engine_.get());
@@ -363,9 +401,8 @@ class Conv2DOp : public OpKernel {
       return plan;
     }
     DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t plain, FilterDesc(g, /*any_layout=*/false));
-    DFLOW_ASSIGN_OR_RETURN(plan.packed,
-                           packed_filters_.Get(engine_.get(), filter, plain, *plan.WeightsMd(),
-                                               filter_constant_));
+    DFLOW_ASSIGN_OR_RETURN(plan.packed, packed_filters_.Get(engine_.get(), filter, plain,
+                                                            *plan.WeightsMd(), filter_constant));
     plan.weights = plan.packed != nullptr ? plan.packed->buffer.get() : filter.raw_data();
     return plan;
   }
@@ -373,6 +410,7 @@ class Conv2DOp : public OpKernel {
   ConvAttrs attrs_;
   ConvFusion fusion_;
   bool filter_constant_ = false;
+  int lanes_ = DnnlVectorLanes();      // for ChooseColumnFold
   std::unique_ptr<DenseLayer> dense_;  // for convolutions that are a matrix product
   onednn::EnginePtr engine_;
   onednn::ShapeCache<onednn::Primitive> primitives_;

@@ -190,6 +190,17 @@ TEST_CASE("Conv2D on batches large enough to shard over the pool") {
   CheckAgainstNaive({9, 16, 16, 8, 3, 3, 8, 16, "SAME"}, true, 23);
 }
 
+TEST_CASE("Conv2D with few output channels (column pairs folded into channels)") {
+  // conv_column_fold.h: NHWC, stride 1 along the columns, even widths and left pad.
+  CheckAgainstNaive({3, 28, 28, 1, 5, 5, 1, 6, "EXPLICIT", 1, 1, 1, 1, {2, 2, 2, 2}}, false, 31);
+  CheckAgainstNaive({2, 8, 12, 3, 5, 5, 3, 4, "SAME"}, false, 32);      // pads 2, 2
+  CheckAgainstNaive({2, 6, 16, 1, 3, 5, 1, 4, "VALID"}, false, 33);     // column quads
+  CheckAgainstNaive({2, 7, 10, 2, 3, 3, 2, 6, "EXPLICIT", 1, 1, 1, 1, {1, 1, 2, 2}}, false, 34);
+  CheckAgainstNaive({2, 9, 12, 1, 5, 5, 1, 6, "VALID", 2, 1}, false, 35);  // rows strided
+  CheckAgainstNaive({2, 6, 10, 3, 3, 3, 3, 8, "EXPLICIT", 1, 1, 1, 1, {1, 0, 2, 0}}, false, 36);
+  CheckAgainstNaive({2, 7, 11, 1, 5, 5, 1, 6, "SAME"}, false, 37);      // odd width: unfolded
+}
+
 TEST_CASE("Conv2D with an empty output") {
   auto out = ConvTester({1, 4, 4, 1, 5, 5, 1, 2, "VALID"}, false)
                  .Input(Filled<float>({1, 4, 4, 1}, RandomValues(16, 1)))
