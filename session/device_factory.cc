@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/cuda/cuda_gpus.h"
 #include "runtime/gpu_options.h"
 #include "runtime/sim/sim_device.h"
 #include "runtime/sim/sim_gpu_spec.h"
@@ -104,7 +105,11 @@ absl::StatusOr<SessionDevices> CreateSessionDevices(const ConfigProto& config) {
     devices.push_back(
         std::make_unique<CpuDevice>(i, ProcessCpuAllocator(), result.pool.get()));
   }
-  absl::Status gpus = AddSimulatedGpus(config, result.pool.get(), &devices, &result.warnings);
+  // Real CUDA GPUs when the machine has any; simulated ones only where it has none.
+  absl::Status gpus =
+      cuda::HaveRealGpus()
+          ? cuda::AddCudaGpus(config, result.pool.get(), &devices, &result.warnings)
+          : AddSimulatedGpus(config, result.pool.get(), &devices, &result.warnings);
   if (!gpus.ok()) return gpus;
   for (const std::string& warning : result.warnings) {
     std::cerr << "dflow: warning: " << warning << "\n";

@@ -9,7 +9,9 @@
 //    gpu_options (visible_device_list, virtual_devices, memory fraction, allow_growth,
 //    TF_FORCE_GPU_ALLOW_GROWTH) and device_count["GPU"] exactly as real GPUs are
 //    (runtime/gpu_options.h). They follow the CPUs in device order. Without the variable
-//    there are no GPUs and gpu_options is ignored. CUDA GPUs arrive later.
+//    there are no GPUs and gpu_options is ignored.
+//  - Real CUDA GPUs (runtime/cuda/cuda_gpus.h) replace the simulated ones whenever the
+//    CUDA runtime finds any (DFLOW_SIMULATED_GPUS is then ignored), with the same options.
 //    DFLOW_SIMULATED_GPU_OPTIONS adds test knobs to every simulated GPU (chaos ordering,
 //    no peer access, a failing or slow copy: runtime/sim/sim_gpu_spec.h).
 #ifndef DFLOW_SESSION_DEVICE_FACTORY_H_

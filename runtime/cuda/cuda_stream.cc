@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
 #include "runtime/cuda/cuda_status.h"
+#include "runtime/cuda/scoped_activate_device.h"
 
 namespace dflow::cuda {
 
@@ -81,30 +82,6 @@ absl::Status LaunchHostCall(cudaStream_t stream, cudaHostFn_t trampoline,
   call.release();
   return absl::OkStatus();
 }
-
-// Makes `ordinal` the calling thread's current device for the scope (events and streams
-// belong to the device current when they are created), then restores the previous one.
-class ScopedActivateDevice {
- public:
-  ScopedActivateDevice() = default;
-  ScopedActivateDevice(const ScopedActivateDevice&) = delete;
-  ScopedActivateDevice& operator=(const ScopedActivateDevice&) = delete;
-  ~ScopedActivateDevice() {
-    if (restore_) cudaSetDevice(previous_);  // Best effort: nothing to report it to.
-  }
-
-  absl::Status Activate(int ordinal) {
-    DFLOW_CUDA_RETURN_IF_ERROR(cudaGetDevice(&previous_));
-    if (previous_ == ordinal) return absl::OkStatus();
-    DFLOW_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal));
-    restore_ = true;
-    return absl::OkStatus();
-  }
-
- private:
-  int previous_ = 0;
-  bool restore_ = false;
-};
 
 absl::StatusOr<CudaStreamHandle> CreateStreamHandle(int device_ordinal) {
   ScopedActivateDevice device;

@@ -1,0 +1,78 @@
+// Helpers shared by the CUDA kernels: the device and stream a kernel enqueues on, launch
+// errors as Status naming the op, index inputs read on the host, and the broadcast rule.
+//
+// Every CUDA kernel derives from CudaOpKernel: Compute activates the GPU (kernels launch
+// on the calling thread's current device) and enqueues on the compute stream only; it
+// never waits for the GPU, except where an index input (a shape, an axis list) lives in
+// device memory and must be read on the host (ReadIndexTensor; TF avoids that with
+// HostMemory args, which the registrations declare too).
+#ifndef DFLOW_KERNELS_CUDA_CUDA_KERNEL_UTIL_H_
+#define DFLOW_KERNELS_CUDA_CUDA_KERNEL_UTIL_H_
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "kernels/cuda/launchers.h"
+#include "runtime/cuda/cuda_device.h"
+#include "runtime/cuda/cuda_status.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/op_kernel.h"
+
+namespace dflow::cuda {
+
+// A "GPU" KernelDefBuilder for `op`.
+inline KernelDefBuilder GpuKernel(std::string op) {
+  return KernelDefBuilder(std::move(op)).Device("GPU");
+}
+
+// INVALID_ARGUMENT "<op>: <what>" (the executor adds the node name).
+template <typename... Args>
+absl::Status OpError(const OpKernelContext& ctx, const Args&... args) {
+  return absl::InvalidArgumentError(absl::StrCat(ctx.kernel().type_string(), ": ", args...));
+}
+
+// INTERNAL naming the op and the CUDA error when a launch failed.
+absl::Status LaunchStatus(const OpKernelContext& ctx, cudaError_t error);
+
+class CudaOpKernel : public OpKernel {
+ public:
+  // Fails construction (INTERNAL) when the device is not a CudaGpuDevice.
+  explicit CudaOpKernel(OpKernelConstruction* c);
+  // Enqueueing is cheap: run inline on the executor's thread.
+  bool IsExpensive() const override { return false; }
+  // Activates the GPU, then ComputeOnGpu.
+  void Compute(OpKernelContext* ctx) final;
+
+ protected:
+  virtual void ComputeOnGpu(OpKernelContext* ctx) = 0;
+  CudaGpuDevice* gpu() const { return gpu_; }
+  cudaStream_t stream() const { return gpu_->compute_stream()->handle(); }
+
+ private:
+  CudaGpuDevice* gpu_ = nullptr;
+};
+
+// The values of an int32/int64 index tensor on the host. Host memory (pinned or not) is
+// read directly; device memory is copied back on the compute stream, which is then
+// waited for (a host round trip).
+absl::StatusOr<std::vector<int64_t>> ReadIndexTensor(CudaGpuDevice* gpu, const Tensor& t);
+
+// TF's BCast for two shapes: output shape and collapsed index (size-1 dims dropped,
+// neighbouring dims with the same broadcast pattern merged). INVALID_ARGUMENT
+// "Incompatible shapes: [2,3] vs. [4]" or, beyond kMaxBroadcastRank collapsed dims,
+// UNIMPLEMENTED.
+struct BroadcastPlan {
+  TensorShape output;
+  BroadcastIndex index;
+};
+absl::StatusOr<BroadcastPlan> MakeBroadcastPlan(const TensorShape& x, const TensorShape& y);
+
+}  // namespace dflow::cuda
+
+#endif  // DFLOW_KERNELS_CUDA_CUDA_KERNEL_UTIL_H_
