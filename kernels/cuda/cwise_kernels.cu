@@ -222,12 +222,20 @@ cudaError_t LaunchFillConstant(T value, T* out, int64_t n, cudaStream_t stream) 
                                         cudaStream_t);                                     \
   template cudaError_t LaunchFill<T>(const T*, T*, int64_t, cudaStream_t);                 \
   template cudaError_t LaunchFillConstant<T>(T, T*, int64_t, cudaStream_t);                \
+  DFLOW_INSTANTIATE_CASTS_FROM(T)
+
+// Cast between every pair of float, double, int32, int64 and bool.
+#define DFLOW_INSTANTIATE_CASTS_FROM(T)                                                    \
   template cudaError_t LaunchCast<T, float>(const T*, float*, int64_t, cudaStream_t);      \
+  template cudaError_t LaunchCast<T, double>(const T*, double*, int64_t, cudaStream_t);    \
   template cudaError_t LaunchCast<T, int32_t>(const T*, int32_t*, int64_t, cudaStream_t);  \
-  template cudaError_t LaunchCast<T, int64_t>(const T*, int64_t*, int64_t, cudaStream_t);
+  template cudaError_t LaunchCast<T, int64_t>(const T*, int64_t*, int64_t, cudaStream_t);  \
+  template cudaError_t LaunchCast<T, bool>(const T*, bool*, int64_t, cudaStream_t);
 
 DFLOW_INSTANTIATE_CWISE(float)
+DFLOW_INSTANTIATE_CWISE(double)
 DFLOW_INSTANTIATE_CWISE(int32_t)
 DFLOW_INSTANTIATE_CWISE(int64_t)
+DFLOW_INSTANTIATE_CASTS_FROM(bool)
 
 }  // namespace dflow::cuda

@@ -2,9 +2,9 @@
 // on `stream` and returns cudaGetLastError() (launch errors only; execution errors surface
 // on the stream later). Callers convert the result with DFLOW_CUDA_RETURN_IF_ERROR.
 //
-// Templates are explicitly instantiated in the .cu files for float, int32_t and int64_t
-// (MatMul-free math on integers is what TF's GPU kernels offer too); the kernel
-// registrations in *_kernels.cc restrict dtypes to what is instantiated.
+// Templates are explicitly instantiated in the .cu files for float, double, int32_t and
+// int64_t (casts also from and to bool); the kernel registrations in *_kernels.cc restrict
+// dtypes to what is instantiated.
 // This header is shared by nvcc and the host compiler: CUDA runtime types only.
 #ifndef DFLOW_KERNELS_CUDA_LAUNCHERS_H_
 #define DFLOW_KERNELS_CUDA_LAUNCHERS_H_

@@ -12,18 +12,32 @@
 namespace dflow::cuda {
 namespace {
 
-const std::vector<DataType> kFloatOnly = {DT_FLOAT};
-const std::vector<DataType> kNumeric = {DT_FLOAT, DT_INT32, DT_INT64};
+// The dtypes of the simulated GPUs' (i.e. the CPU's) kernels that CUDA has too, so that
+// placement on simulated GPUs predicts placement on real ones.
+const std::vector<DataType> kFloatOnly = {DT_FLOAT, DT_DOUBLE};
+const std::vector<DataType> kNumeric = {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64};
+const std::vector<DataType> kCastable = {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_BOOL};
 
-// Calls fn(T{}) for float / int32 / int64; false for other dtypes.
+// Calls fn(T{}) for float / double / int32 / int64; false for other dtypes.
 template <typename Fn>
 bool Dispatch(DataType dtype, Fn&& fn) {
   switch (dtype) {
     case DT_FLOAT: fn(float{}); return true;
+    case DT_DOUBLE: fn(double{}); return true;
     case DT_INT32: fn(int32_t{}); return true;
     case DT_INT64: fn(int64_t{}); return true;
     default: return false;
   }
+}
+
+// Dispatch plus bool (Cast's source and destination types).
+template <typename Fn>
+bool DispatchCastable(DataType dtype, Fn&& fn) {
+  if (dtype == DT_BOOL) {
+    fn(bool{});
+    return true;
+  }
+  return Dispatch(dtype, std::forward<Fn>(fn));
 }
 
 absl::Status Unsupported(const OpKernelContext& ctx, DataType dtype) {
@@ -158,9 +172,9 @@ class CastOpKernel final : public CudaOpKernel {
     if (x.NumElements() == 0) return;
     cudaError_t error = cudaSuccess;
     bool ok = false;
-    Dispatch(x.dtype(), [&](auto s) {
+    DispatchCastable(x.dtype(), [&](auto s) {
       using Src = decltype(s);
-      ok = Dispatch(dst_, [&](auto d) {
+      ok = DispatchCastable(dst_, [&](auto d) {
         using Dst = decltype(d);
         error = LaunchCast<Src, Dst>(x.data<Src>(), y->data<Dst>(), x.NumElements(), stream());
       });
@@ -276,7 +290,7 @@ absl::Status RegisterCudaMathKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(
       registry->Register<BiasAddOpKernel>(GpuKernel("BiasAdd").TypeConstraint("T", kNumeric)));
   DFLOW_RETURN_IF_ERROR(registry->Register<CastOpKernel>(
-      GpuKernel("Cast").TypeConstraint("SrcT", kNumeric).TypeConstraint("DstT", kNumeric)));
+      GpuKernel("Cast").TypeConstraint("SrcT", kCastable).TypeConstraint("DstT", kCastable)));
   DFLOW_RETURN_IF_ERROR(registry->Register<FillOpKernel>(
       GpuKernel("Fill").TypeConstraint("T", kNumeric).HostMemory("dims")));
   DFLOW_RETURN_IF_ERROR(registry->Register(GpuKernel("ZerosLike").TypeConstraint("T", kNumeric),

@@ -1,5 +1,6 @@
 // MatMul (cuBLAS), Conv2D (im2col + cuBLAS), MaxPool, AvgPool, Softmax and the Sum /
-// Mean / Max reductions on CUDA GPUs, float (reductions also int32/int64).
+// Mean / Max reductions on CUDA GPUs: float (MatMul and reductions also double,
+// reductions also int32/int64).
 //
 // MatMul: cublasSgemm on the device's handle, which is bound to the compute stream. FP32
 // math unless DFLOW_GPU_ALLOW_TF32=1 (CudaGpuDevice set the handle's math mode).
@@ -44,6 +45,25 @@ absl::Status GemmRowMajor(CudaGpuDevice* gpu, bool transpose_a, bool transpose_b
   });
 }
 
+// The same for doubles (cublasDgemm).
+absl::Status GemmRowMajor(CudaGpuDevice* gpu, bool transpose_a, bool transpose_b, int64_t m,
+                          int64_t n, int64_t k, const double* a, const double* b, double* c) {
+  constexpr int64_t kMax = std::numeric_limits<int>::max();
+  if (m > kMax || n > kMax || k > kMax) {
+    return absl::UnimplementedError(
+        absl::StrCat("GEMM dims beyond int range: m=", m, " n=", n, " k=", k));
+  }
+  return gpu->WithCublas([&](cublasContext* handle) -> absl::Status {
+    const double alpha = 1, beta = 0;
+    DFLOW_CUBLAS_RETURN_IF_ERROR(cublasDgemm(
+        handle, transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N, transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N,
+        static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &alpha, b,
+        static_cast<int>(transpose_b ? k : n), a, static_cast<int>(transpose_a ? m : k), &beta, c,
+        static_cast<int>(n)));
+    return absl::OkStatus();
+  });
+}
+
 class MatMulOpKernel final : public CudaOpKernel {
  public:
   explicit MatMulOpKernel(OpKernelConstruction* c) : CudaOpKernel(c) {
@@ -65,16 +85,26 @@ class MatMulOpKernel final : public CudaOpKernel {
                         ", In[1]: ", b.shape().DebugString()));
     OP_ASSIGN_OR_RETURN(ctx, Tensor* out, ctx->allocate_output(0, TensorShape({m, n})));
     if (m == 0 || n == 0) return;
-    if (k == 0) {
-      OP_REQUIRES_OK(ctx, LaunchStatus(*ctx, LaunchFillConstant<float>(0.f, out->data<float>(),
-                                                                       m * n, stream())));
-      return;
+    if (a.dtype() == DT_DOUBLE) {
+      Run<double>(ctx, a, b, m, n, k, out);
+    } else {
+      Run<float>(ctx, a, b, m, n, k, out);
     }
-    OP_REQUIRES_OK(ctx, GemmRowMajor(gpu(), transpose_a_, transpose_b_, m, n, k, a.data<float>(),
-                                     b.data<float>(), out->data<float>()));
   }
 
  private:
+  template <typename T>
+  void Run(OpKernelContext* ctx, const Tensor& a, const Tensor& b, int64_t m, int64_t n,
+           int64_t k, Tensor* out) {
+    if (k == 0) {
+      OP_REQUIRES_OK(ctx, LaunchStatus(*ctx, LaunchFillConstant<T>(T(0), out->data<T>(), m * n,
+                                                                   stream())));
+      return;
+    }
+    OP_REQUIRES_OK(ctx, GemmRowMajor(gpu(), transpose_a_, transpose_b_, m, n, k, a.data<T>(),
+                                     b.data<T>(), out->data<T>()));
+  }
+
   bool transpose_a_ = false, transpose_b_ = false;
 };
 
@@ -158,6 +188,7 @@ class ReductionOpKernel final : public CudaOpKernel {
     bool ok = true;
     switch (input.dtype()) {
       case DT_FLOAT: Run<float>(ctx, input, dims, reduced, count, out); return;
+      case DT_DOUBLE: Run<double>(ctx, input, dims, reduced, count, out); return;
       case DT_INT32: Run<int32_t>(ctx, input, dims, reduced, count, out); return;
       case DT_INT64: Run<int64_t>(ctx, input, dims, reduced, count, out); return;
       default: ok = false;
@@ -365,9 +396,9 @@ class PoolOpKernel final : public CudaOpKernel {
 
 absl::Status RegisterCudaNnKernels(KernelRegistry* registry) {
   const std::vector<DataType> kFloat = {DT_FLOAT};
-  const std::vector<DataType> kNumeric = {DT_FLOAT, DT_INT32, DT_INT64};
-  DFLOW_RETURN_IF_ERROR(
-      registry->Register<MatMulOpKernel>(GpuKernel("MatMul").TypeConstraint("T", kFloat)));
+  const std::vector<DataType> kNumeric = {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64};
+  DFLOW_RETURN_IF_ERROR(registry->Register<MatMulOpKernel>(
+      GpuKernel("MatMul").TypeConstraint("T", {DT_FLOAT, DT_DOUBLE})));
   DFLOW_RETURN_IF_ERROR(
       registry->Register<SoftmaxOpKernel>(GpuKernel("Softmax").TypeConstraint("T", kFloat)));
   DFLOW_RETURN_IF_ERROR(

@@ -167,6 +167,8 @@ cudaError_t LaunchSoftmax(const float* in, float* out, int64_t rows, int64_t col
 
 template cudaError_t LaunchReduce<float>(ReduceOp, const float*, float*, int64_t, int64_t,
                                          int64_t, double, double*, cudaStream_t);
+template cudaError_t LaunchReduce<double>(ReduceOp, const double*, double*, int64_t, int64_t,
+                                          int64_t, double, double*, cudaStream_t);
 template cudaError_t LaunchReduce<int32_t>(ReduceOp, const int32_t*, int32_t*, int64_t, int64_t,
                                            int64_t, double, double*, cudaStream_t);
 template cudaError_t LaunchReduce<int64_t>(ReduceOp, const int64_t*, int64_t*, int64_t, int64_t,
