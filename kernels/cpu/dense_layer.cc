@@ -47,21 +47,26 @@ absl::StatusOr<std::unique_ptr<DenseLayer>> DenseLayer::Create(
 
 absl::StatusOr<DenseLayer::Plan> DenseLayer::MakePlan(const DenseArgs& args, int64_t rows,
                                                       const Plan* other) {
+  return MakePlan(args, rows, 0, args.n, other);
+}
+
+absl::StatusOr<DenseLayer::Plan> DenseLayer::MakePlan(const DenseArgs& args, int64_t rows,
+                                                      int64_t first_col, int64_t cols,
+                                                      const Plan* other) {
   const bool has_bias = args.bias != nullptr;
   const int64_t lda = args.trans_a ? args.m : args.k;
   Plan plan;
   DFLOW_ASSIGN_OR_RETURN(
       plan.primitive,
       primitives_.GetOrCreate(
-          {rows, args.k, args.n, args.trans_a, lda, args.trans_b, has_bias},
+          {rows, args.k, cols, args.trans_a, lda, args.trans_b, has_bias, args.n},
           [&]() -> absl::StatusOr<std::shared_ptr<const onednn::Primitive>> {
             DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t src,
                                    MatrixDesc(rows, args.k, args.trans_a, lda));
-            DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst,
-                                   MatrixDesc(rows, args.n, false, args.n));
+            DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst, MatrixDesc(rows, cols, false, args.n));
             DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t bias,
-                                   onednn::StridedDesc({1, args.n}, {args.n, 1}));
-            const dnnl_dims_t weight_dims = {args.k, args.n};
+                                   onednn::StridedDesc({1, cols}, {cols, 1}));
+            const dnnl_dims_t weight_dims = {args.k, cols};
             dnnl_memory_desc_t weights;
             DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
                 dnnl_memory_desc_init_by_tag(&weights, 2, weight_dims, dnnl_f32,
@@ -73,7 +78,7 @@ absl::StatusOr<DenseLayer::Plan> DenseLayer::MakePlan(const DenseArgs& args, int
                 "dnnl_matmul_desc_init"));
             return onednn::MakePrimitive(&desc, engine_.get(), activation_);
           }));
-  DFLOW_ASSIGN_OR_RETURN(plan.bias_md, onednn::StridedDesc({1, args.n}, {args.n, 1}));
+  DFLOW_ASSIGN_OR_RETURN(plan.bias_md, onednn::StridedDesc({1, cols}, {cols, 1}));
   const dnnl_memory_desc_t* weights_md = plan.Md(dnnl_query_weights_md);
   if (other != nullptr && dnnl_memory_desc_equal(other->Md(dnnl_query_weights_md), weights_md)) {
     plan.packed = other->packed;
@@ -81,8 +86,16 @@ absl::StatusOr<DenseLayer::Plan> DenseLayer::MakePlan(const DenseArgs& args, int
     return plan;
   }
   DFLOW_ASSIGN_OR_RETURN(
-      dnnl_memory_desc_t plain,
+      dnnl_memory_desc_t all,
       MatrixDesc(args.k, args.n, args.trans_b, args.trans_b ? args.k : args.n));
+  // Columns [first_col, first_col + cols) of the weights: a view with an offset, so
+  // that each column block has its own packed entry.
+  dnnl_memory_desc_t plain;
+  const dnnl_dims_t block_dims = {args.k, cols};
+  const dnnl_dims_t block_offsets = {0, first_col};
+  DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
+      dnnl_memory_desc_init_submemory(&plain, &all, block_dims, block_offsets),
+      "dnnl_memory_desc_init_submemory"));
   DFLOW_ASSIGN_OR_RETURN(plan.packed, packed_.Get(engine_.get(), *args.weights, plain,
                                                   *weights_md, args.weights_constant));
   plan.weights = plan.packed != nullptr ? plan.packed->buffer.get() : args.weights->raw_data();
@@ -105,6 +118,10 @@ absl::Status DenseLayer::Run(OpKernelContext* ctx, const DenseArgs& args) {
   const double flops_per_row = 2.0 * static_cast<double>(args.k) * static_cast<double>(args.n);
   const onednn::BatchSplit split =
       onednn::SplitBatch(args.m, flops_per_row, onednn::NumThreads(ctx));
+  if (split.shards > 1 && split.block < kMaxRowsForColumnSplit &&
+      args.n >= split.shards * kColumnBlock) {
+    return RunColumnBlocks(ctx, args, split.shards);
+  }
   // Plans for the (at most two) block sizes, made here so that shards only execute.
   const int64_t last = args.m - (split.shards - 1) * split.block;
   DFLOW_ASSIGN_OR_RETURN(Plan full, MakePlan(args, split.block, nullptr));
@@ -128,6 +145,41 @@ absl::Status DenseLayer::Run(OpKernelContext* ctx, const DenseArgs& args) {
                                {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), a},
                                 {DNNL_ARG_WEIGHTS, plan.Md(dnnl_query_weights_md), plan.weights},
                                 {DNNL_ARG_BIAS, &plan.bias_md, args.bias},
+                                {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), c}});
+      });
+}
+
+absl::Status DenseLayer::RunColumnBlocks(OpKernelContext* ctx, const DenseArgs& args,
+                                         int64_t shards) {
+  // Whole kColumnBlock's per shard (the packed layout's block width), the last smaller.
+  const int64_t per_shard = (args.n + shards - 1) / shards;
+  onednn::BatchSplit split;
+  split.block = (per_shard + kColumnBlock - 1) / kColumnBlock * kColumnBlock;
+  split.shards = (args.n + split.block - 1) / split.block;
+  // Plans per block (each its own packed weights), made here so that shards only execute.
+  std::vector<Plan> plans;
+  for (int64_t s = 0; s < split.shards; ++s) {
+    const int64_t first = s * split.block;
+    DFLOW_ASSIGN_OR_RETURN(
+        Plan plan, MakePlan(args, args.m, first, std::min(split.block, args.n - first), nullptr));
+    plans.push_back(std::move(plan));
+  }
+  const double flops_per_col = 2.0 * static_cast<double>(args.m) * static_cast<double>(args.k);
+  return onednn::RunShards(
+      ctx, args.n, split, flops_per_col, [&](int64_t first, int64_t cols) {
+        const Plan& plan = plans[first / split.block];
+        const onednn::Primitive& p = *plan.primitive;
+        float* c = args.c + first;
+        if (args.bias == nullptr) {
+          return onednn::Execute(p, engine_.get(),
+                                 {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), args.a},
+                                  {DNNL_ARG_WEIGHTS, plan.Md(dnnl_query_weights_md), plan.weights},
+                                  {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), c}});
+        }
+        return onednn::Execute(p, engine_.get(),
+                               {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), args.a},
+                                {DNNL_ARG_WEIGHTS, plan.Md(dnnl_query_weights_md), plan.weights},
+                                {DNNL_ARG_BIAS, &plan.bias_md, args.bias + first},
                                 {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), c}});
       });
 }

@@ -72,7 +72,10 @@ TEST_CASE("_FusedMatMul equals MatMul, BiasAdd and the activation", "[fused][mat
                                 MatMulCase{37, 50, 23, false, true},
                                 MatMulCase{37, 50, 23, true, true},
                                 MatMulCase{64, 784, 512},  // the MLP layer, sharded on 2 threads
-                                MatMulCase{65, 300, 70, false, true});
+                                MatMulCase{65, 300, 70, false, true},
+                                // Few rows: column blocks of 192 + 138 (and 320 + 200).
+                                MatMulCase{32, 700, 330, true, true},
+                                MatMulCase{16, 600, 520, false, true});
   const std::string activation = GENERATE(std::string(), std::string("Relu"),
                                           std::string("Relu6"));
   INFO(c.m << "x" << c.k << "x" << c.n << " ta=" << c.ta << " tb=" << c.tb << " " << activation);
@@ -138,6 +141,19 @@ TEST_CASE("_FusedMatMul sees weights updated in place and reuses constant ones",
     absl::StatusOr<Tensor> second = kernel.Run({a, b, bias});
     REQUIRE(second.ok());
     CheckNear(Values<float>(*second), Reference(a, b, bias), 1e-5);
+  }
+  SECTION("weights split in column blocks: new values in the same buffer are used") {
+    Tensor rows = Random({32, 400}, 7);
+    Tensor wide = Random({400, 320}, 8);  // 2 shards of 16 rows: blocks of 192 + 128 columns
+    Tensor wide_bias = Random({320}, 9);
+    KernelRunner kernel(FusedMatMulNode(false), Registry());
+    absl::StatusOr<Tensor> first = kernel.Run({rows, wide, wide_bias});
+    REQUIRE(first.ok());
+    CheckNear(Values<float>(*first), Reference(rows, wide, wide_bias), 1e-5);
+    for (float& v : wide.flat<float>()) v = -v;
+    absl::StatusOr<Tensor> second = kernel.Run({rows, wide, wide_bias});
+    REQUIRE(second.ok());
+    CheckNear(Values<float>(*second), Reference(rows, wide, wide_bias), 1e-5);
   }
   SECTION("constant weights: every run gives the same product") {
     KernelRunner kernel(FusedMatMulNode(true), Registry());
