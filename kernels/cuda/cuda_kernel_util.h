@@ -73,6 +73,16 @@ struct BroadcastPlan {
 };
 absl::StatusOr<BroadcastPlan> MakeBroadcastPlan(const TensorShape& x, const TensorShape& y);
 
+// One reduction pass: reduce the middle dim of [outer, extent, inner].
+struct ReducePass {
+  int64_t outer, extent, inner;
+};
+// The passes that reduce the dims of `dims` flagged in `reduced`, innermost reduced group
+// first (each pass's output is the next one's input); runs of adjacent reduced (or kept)
+// dims are merged. Empty when nothing is reduced.
+std::vector<ReducePass> PlanReduction(const std::vector<int64_t>& dims,
+                                      const std::vector<bool>& reduced);
+
 }  // namespace dflow::cuda
 
 #endif  // DFLOW_KERNELS_CUDA_CUDA_KERNEL_UTIL_H_

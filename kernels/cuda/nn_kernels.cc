@@ -124,39 +124,6 @@ class SoftmaxOpKernel final : public CudaOpKernel {
   }
 };
 
-// One reduction pass: the middle dim of [outer, extent, inner].
-struct ReducePass {
-  int64_t outer, extent, inner;
-};
-
-// Passes for reducing `axes` of `dims`, innermost reduced group first; runs of adjacent
-// reduced (or kept) dims are merged.
-std::vector<ReducePass> PlanReduction(const std::vector<int64_t>& dims,
-                                      const std::vector<bool>& reduced) {
-  struct Group {
-    int64_t size;
-    bool reduced;
-  };
-  std::vector<Group> groups;
-  for (size_t d = 0; d < dims.size(); ++d) {
-    if (!groups.empty() && groups.back().reduced == reduced[d]) {
-      groups.back().size *= dims[d];
-    } else {
-      groups.push_back({dims[d], static_cast<bool>(reduced[d])});
-    }
-  }
-  std::vector<ReducePass> passes;
-  for (int g = static_cast<int>(groups.size()) - 1; g >= 0; --g) {
-    if (!groups[g].reduced) continue;
-    int64_t outer = 1, inner = 1;
-    for (int i = 0; i < g; ++i) outer *= groups[i].size;
-    // Groups after g: the reduced ones are gone already.
-    for (size_t i = g + 1; i < groups.size(); ++i) inner *= groups[i].reduced ? 1 : groups[i].size;
-    passes.push_back({outer, groups[g].size, inner});
-  }
-  return passes;
-}
-
 class ReductionOpKernel final : public CudaOpKernel {
  public:
   ReductionOpKernel(OpKernelConstruction* c, ReduceOp op) : CudaOpKernel(c), op_(op) {
