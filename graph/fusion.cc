@@ -250,6 +250,74 @@ absl::Status Rewrite(Graph* graph, const Chain& chain) {
   return absl::OkStatus();
 }
 
+// _FusedConv2D -> MaxPool, both NHWC on one device, the convolution read by the pool
+// alone (not fetched, no control successors): one _DflowFusedConv2DMaxPool named after
+// the pool, which pools each slice of the batch while its convolution output is still in
+// cache (the full output of a large batch is not).
+absl::Status FuseMaxPool(Graph* graph, Node* conv) {
+  if (conv->op() != "_FusedConv2D" || StringAttr(*conv, "data_format", "NHWC") != "NHWC") {
+    return absl::OkStatus();
+  }
+  const Edge* to_pool = SoleConsumer(*conv);
+  if (to_pool == nullptr || to_pool->dst_input != 0) return absl::OkStatus();
+  Node* pool = to_pool->dst;
+  if (pool->op() != "MaxPool" || !IsFusible(*pool, conv->assigned_device()) ||
+      StringAttr(*pool, "data_format", "NHWC") != "NHWC" || pool->attr("ksize") == nullptr ||
+      pool->attr("strides") == nullptr) {
+    return absl::OkStatus();
+  }
+  const std::string pool_padding = StringAttr(*pool, "padding", "");
+  if (pool_padding != "SAME" && pool_padding != "VALID") return absl::OkStatus();
+  std::vector<const Edge*> inputs;
+  for (const Edge* e : conv->in_edges()) {
+    if (e->IsControlEdge()) continue;
+    if (e->dst_input >= static_cast<int>(inputs.size())) inputs.resize(e->dst_input + 1);
+    inputs[e->dst_input] = e;
+  }
+  if (inputs.size() != 3 || inputs[0] == nullptr || inputs[1] == nullptr || inputs[2] == nullptr) {
+    return absl::OkStatus();  // host args or an incomplete graph: leave it
+  }
+  NodeDef def;
+  def.set_name(pool->name());
+  def.set_op("_DflowFusedConv2DMaxPool");
+  def.set_device(pool->requested_device());
+  auto& attrs = *def.mutable_attr();
+  for (const auto& [name, value] : conv->def().attr()) {
+    if (!absl::StartsWith(name, "_")) attrs[name] = value;
+  }
+  attrs["pool_ksize"] = *pool->attr("ksize");
+  attrs["pool_strides"] = *pool->attr("strides");
+  attrs["pool_padding"].set_s(pool_padding);
+  struct Port {
+    Node* node;
+    int index;
+  };
+  std::vector<Port> in_ports, out_ports;
+  for (const Edge* e : inputs) in_ports.push_back({e->src, e->src_output});
+  std::vector<Node*> control_inputs;
+  for (Node* node : {conv, pool}) {
+    for (const Edge* e : node->in_edges()) {
+      if (e->IsControlEdge()) control_inputs.push_back(e->src);
+    }
+  }
+  for (const Edge* e : pool->out_edges()) out_ports.push_back({e->dst, e->dst_input});
+  const std::string device = pool->assigned_device();
+  graph->RemoveNode(conv);
+  graph->RemoveNode(pool);
+  DFLOW_ASSIGN_OR_RETURN(Node * fused, graph->AddNode(std::move(def)));
+  fused->set_assigned_device(device);
+  for (int i = 0; i < 3; ++i) graph->AddEdge(in_ports[i].node, in_ports[i].index, fused, i);
+  for (Node* src : control_inputs) graph->AddControlEdge(src, fused);
+  for (const Port& out : out_ports) {
+    if (out.index == kControlSlot) {
+      graph->AddControlEdge(fused, out.node);
+    } else {
+      graph->AddEdge(fused, 0, out.node, out.index);
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status FuseCpuOps(Graph* graph) {
@@ -268,6 +336,14 @@ absl::Status FuseCpuOps(Graph* graph) {
     if (node == nullptr) continue;
     std::optional<Chain> chain = MatchChain(node);
     if (chain.has_value()) DFLOW_RETURN_IF_ERROR(Rewrite(graph, *chain));
+  }
+  // Then each fused convolution with its MaxPool (both nodes are replaced; ids again).
+  const int fused_ids = graph->num_node_ids();
+  for (int id = 0; id < fused_ids; ++id) {
+    Node* node = graph->FindNodeId(id);
+    if (node != nullptr && OnCpu(*node) && IsFloat(*node)) {
+      DFLOW_RETURN_IF_ERROR(FuseMaxPool(graph, node));
+    }
   }
   return absl::OkStatus();
 }

@@ -13,6 +13,10 @@
 //   MatMul -> BiasAdd | Add/AddV2 with a rank-1 Const bias of B's columns
 //   [-> Relu | Relu6]
 //       => _FusedMatMul(a, b, bias) with the same fused_ops.
+//   _FusedConv2D (NHWC) -> MaxPool (NHWC, SAME or VALID)
+//       => _DflowFusedConv2DMaxPool(input, filter, bias) with pool_ksize, pool_strides
+//          and pool_padding (dflow's own op: each slice of the batch is pooled while its
+//          convolution output is still in cache).
 // An intermediate tensor must have exactly one consumer (the next node of the chain;
 // fetches count, as their _Retval/_Send consumers) and no control successors. The fused
 // node takes the name of the last node it replaces (as grappler names it), so errors and

@@ -19,7 +19,14 @@
 // oneDNN's direct convolution is several times slower on a 1x1 output. NHWC
 // convolutions with few output channels fold column pairs into channels
 // (conv_column_fold.h) so that oneDNN's vector lanes do not idle.
+//
+// _DflowFusedConv2DMaxPool (graph/fusion.h) is _FusedConv2D followed by a MaxPool of its
+// output: each shard convolves slices of a few images into a scratch buffer small enough
+// to stay in L2 and max-pools the slice straight into the output, so the convolution's
+// output never goes out to memory and back (LeNet's first one is 9.4 MB at batch 500).
+// Convolutions that run as a matrix product convolve the whole batch, then pool.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -230,6 +237,80 @@ absl::StatusOr<std::shared_ptr<const onednn::Primitive>> MakeConvPrimitive(const
   return onednn::MakePrimitive(&desc, engine, f.activation);
 }
 
+// The MaxPool of a _DflowFusedConv2DMaxPool, over the convolution's output.
+struct PoolAttrs {
+  std::vector<int64_t> ksize;    // {h, w}
+  std::vector<int64_t> strides;  // {h, w}
+  Padding padding = Padding::kValid;
+};
+
+absl::StatusOr<PoolAttrs> ParsePoolAttrs(OpKernelConstruction* c, const ImageLayout& layout) {
+  std::vector<int64_t> ksize, strides;
+  std::string padding;
+  DFLOW_RETURN_IF_ERROR(c->GetAttr("pool_ksize", &ksize));
+  DFLOW_RETURN_IF_ERROR(c->GetAttr("pool_strides", &strides));
+  DFLOW_RETURN_IF_ERROR(c->GetAttr("pool_padding", &padding));
+  PoolAttrs attrs;
+  DFLOW_ASSIGN_OR_RETURN(attrs.ksize, SpatialPairFromFour(ksize, layout, "pool_ksize"));
+  DFLOW_ASSIGN_OR_RETURN(attrs.strides, SpatialPairFromFour(strides, layout, "pool_strides"));
+  DFLOW_ASSIGN_OR_RETURN(attrs.padding, ParsePadding(padding, /*allow_explicit=*/false));
+  return attrs;
+}
+
+// The pooling of one Compute: its window over the convolution's output.
+struct PoolGeometry {
+  int64_t depth = 0;
+  WindowDim rows, cols;
+
+  int64_t InImage() const { return depth * rows.input * cols.input; }
+  int64_t OutImage() const { return depth * rows.output * cols.output; }
+  double FlopsPerImage() const {
+    return static_cast<double>(OutImage() * rows.size * cols.size);
+  }
+  std::vector<int64_t> Key(int64_t n) const {
+    return {n, depth, rows.input, cols.input, rows.size, cols.size, rows.stride, cols.stride};
+  }
+};
+
+absl::StatusOr<PoolGeometry> MakePoolGeometry(const PoolAttrs& a, const ConvGeometry& conv) {
+  PoolGeometry g;
+  g.depth = conv.out_depth;
+  g.rows = {conv.rows.output, a.ksize[0], a.strides[0]};
+  g.cols = {conv.cols.output, a.ksize[1], a.strides[1]};
+  DFLOW_RETURN_IF_ERROR(ComputeWindow(a.padding, &g.rows));
+  DFLOW_RETURN_IF_ERROR(ComputeWindow(a.padding, &g.cols));
+  return g;
+}
+
+absl::StatusOr<std::shared_ptr<const onednn::Primitive>> MakePoolPrimitive(const PoolGeometry& g,
+                                                                           int64_t n, bool nchw,
+                                                                           dnnl_engine_t engine) {
+  DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t src,
+                         onednn::ImageDesc(n, g.depth, g.rows.input, g.cols.input, nchw));
+  DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst,
+                         onednn::ImageDesc(n, g.depth, g.rows.output, g.cols.output, nchw));
+  const dnnl_dims_t strides = {g.rows.stride, g.cols.stride};
+  const dnnl_dims_t kernel = {g.rows.size, g.cols.size};
+  const dnnl_dims_t pad_l = {g.rows.pad_before, g.cols.pad_before};
+  const dnnl_dims_t pad_r = {g.rows.pad_after, g.cols.pad_after};
+  dnnl_pooling_desc_t desc;
+  DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
+      dnnl_pooling_forward_desc_init(&desc, dnnl_forward_inference, dnnl_pooling_max, &src, &dst,
+                                     strides, kernel, pad_l, pad_r),
+      "dnnl_pooling_forward_desc_init"));
+  return onednn::MakePrimitive(&desc, engine);
+}
+
+// Where a pooled convolution puts its result: the pool's geometry and the op's output.
+struct PoolStage {
+  PoolGeometry geometry;
+  float* out = nullptr;
+};
+
+// Images per slice of a pooled convolution: a slice's convolution output (its scratch)
+// of about half a megabyte stays in a core's L2 between the convolution and the pool.
+constexpr int64_t kPooledSliceBytes = 512 * 1024;
+
 // What one shard size needs: the primitive and the filter in its layout.
 struct ConvPlan {
   std::shared_ptr<const onednn::Primitive> primitive;
@@ -244,6 +325,10 @@ class Conv2DOp : public OpKernel {
   explicit Conv2DOp(OpKernelConstruction* c) : OpKernel(c) {
     OP_ASSIGN_OR_RETURN(c, attrs_, ParseConvAttrs(c));
     if (c->HasAttr("fused_ops")) OP_REQUIRES_OK(c, ParseFusion(c));
+    if (c->HasAttr("pool_ksize")) {
+      OP_ASSIGN_OR_RETURN(c, PoolAttrs pool, ParsePoolAttrs(c, attrs_.layout));
+      pool_ = std::move(pool);
+    }
     OP_ASSIGN_OR_RETURN(c, engine_, onednn::MakeCpuEngine());
     OP_ASSIGN_OR_RETURN(c, dense_, DenseLayer::Create(fusion_.activation));
     filter_constant_ = IsConstantInput(*c, 1);
@@ -266,12 +351,23 @@ class Conv2DOp : public OpKernel {
                               " output channels, got ", b.shape().DebugString()));
       bias = b.data<float>();
     }
-    OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, out_shape));
-    if (out->NumElements() == 0) return;
-    if (input.NumElements() == 0) {  // in_depth 0: an empty sum
-      OP_REQUIRES_OK(ctx, EmptySum(g, bias, out));
+    if (pool_.has_value()) {
+      OP_REQUIRES_OK(ctx, ComputePooled(ctx, g, out_shape, bias));
       return;
     }
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, out_shape));
+    OP_REQUIRES_OK(ctx, Convolve(ctx, g, bias, out, nullptr));
+  }
+
+ private:
+  // The convolution into `out`, or, with a `pool` stage, sliced and pooled into
+  // pool->out (`out` is then unused and may be null).
+  absl::Status Convolve(OpKernelContext* ctx, const ConvGeometry& g, const float* bias,
+                        Tensor* out, const PoolStage* pool) {
+    const Tensor& input = ctx->input(0);
+    const Tensor& filter = ctx->input(1);
+    if (g.batch * g.rows.output * g.cols.output * g.out_depth == 0) return absl::OkStatus();
+    if (input.NumElements() == 0) return EmptySum(g, bias, out);  // in_depth 0: an empty sum
     if (IsMatrixProduct(attrs_, g)) {
       DenseArgs args;
       args.m = g.batch * g.rows.output * g.cols.output;
@@ -282,23 +378,63 @@ class Conv2DOp : public OpKernel {
       args.weights_constant = filter_constant_;
       args.bias = bias;
       args.c = out->data<float>();
-      OP_REQUIRES_OK(ctx, dense_->Run(ctx, args));
-      return;
+      return dense_->Run(ctx, args);
     }
     const int64_t fold =
         attrs_.layout.nchw ? 1 : ChooseColumnFold(g.cols, g.out_depth, g.groups, lanes_);
-    if (fold > 1) {
-      OP_REQUIRES_OK(ctx, RunFolded(ctx, g, fold, filter, bias, out));
-      return;
-    }
-    OP_REQUIRES_OK(ctx, RunDirect(ctx, g, filter, filter_constant_, bias, out));
+    if (fold > 1) return RunFolded(ctx, g, fold, filter, bias, out, pool);
+    return RunDirect(ctx, g, filter, filter_constant_, bias, out, pool);
   }
 
- private:
+  // _DflowFusedConv2DMaxPool: slices pooled from an L2 scratch where the convolution is
+  // oneDNN's; otherwise (a matrix product, an empty sum) the whole convolution, then the
+  // pool.
+  absl::Status ComputePooled(OpKernelContext* ctx, const ConvGeometry& g,
+                             const TensorShape& conv_shape, const float* bias) {
+    PoolStage stage;
+    absl::StatusOr<PoolGeometry> pool = MakePoolGeometry(*pool_, g);
+    if (!pool.ok()) return KernelError(*ctx, pool.status().message());
+    stage.geometry = *pool;
+    const PoolGeometry& pg = stage.geometry;
+    DFLOW_ASSIGN_OR_RETURN(TensorShape out_shape,
+                           TensorShape::Make(ImageDims(attrs_.layout, g.batch, pg.rows.output,
+                                                       pg.cols.output, pg.depth)));
+    DFLOW_ASSIGN_OR_RETURN(Tensor * out, ctx->allocate_output(0, out_shape));
+    if (out->NumElements() == 0) return absl::OkStatus();
+    stage.out = out->data<float>();
+    if (ctx->input(0).NumElements() != 0 && !IsMatrixProduct(attrs_, g)) {
+      return Convolve(ctx, g, bias, nullptr, &stage);
+    }
+    DFLOW_ASSIGN_OR_RETURN(Tensor conv, ctx->allocate_temp(DT_FLOAT, conv_shape));
+    DFLOW_RETURN_IF_ERROR(Convolve(ctx, g, bias, &conv, nullptr));
+    const onednn::BatchSplit split =
+        onednn::SplitBatch(g.batch, pg.FlopsPerImage(), onednn::NumThreads(ctx));
+    const float* conv_data = conv.data<float>();
+    return onednn::RunShards(ctx, g.batch, split, pg.FlopsPerImage(),
+                             [&](int64_t first, int64_t n) -> absl::Status {
+                               DFLOW_ASSIGN_OR_RETURN(auto p, PoolPrimitive(pg, n));
+                               return Pool(*p, conv_data + first * pg.InImage(),
+                                           stage.out + first * pg.OutImage());
+                             });
+  }
+
+  absl::StatusOr<std::shared_ptr<const onednn::Primitive>> PoolPrimitive(const PoolGeometry& g,
+                                                                         int64_t n) {
+    return pool_primitives_.GetOrCreate(
+        g.Key(n), [&] { return MakePoolPrimitive(g, n, attrs_.layout.nchw, engine_.get()); });
+  }
+
+  absl::Status Pool(const onednn::Primitive& p, const float* src, float* dst) {
+    return onednn::Execute(p, engine_.get(),
+                           {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), src},
+                            {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), dst}});
+  }
+
   // The convolution with columns folded by `fold` (conv_column_fold.h): the same input
   // and output buffers, a folded filter, and the bias repeated for each column of a group.
   absl::Status RunFolded(OpKernelContext* ctx, const ConvGeometry& g, int64_t fold,
-                         const Tensor& filter, const float* bias, Tensor* out) {
+                         const Tensor& filter, const float* bias, Tensor* out,
+                         const PoolStage* pool) {
     ConvGeometry folded = g;
     folded.in_depth = g.in_depth * fold;
     folded.filter_depth = g.filter_depth * fold;
@@ -316,12 +452,14 @@ class Conv2DOp : public OpKernel {
     }
     // The folded filter is a new buffer each step: its packed form is found by value.
     return RunDirect(ctx, folded, folded_filter, /*filter_constant=*/false,
-                     bias != nullptr ? folded_bias.data() : nullptr, out);
+                     bias != nullptr ? folded_bias.data() : nullptr, out, pool);
   }
 
   // oneDNN's convolution primitive over batch shards.
   absl::Status RunDirect(OpKernelContext* ctx, const ConvGeometry& g, const Tensor& filter,
-                         bool filter_constant, const float* bias, Tensor* out) {
+                         bool filter_constant, const float* bias, Tensor* out,
+                         const PoolStage* pool) {
+    if (pool != nullptr) return RunPooled(ctx, g, filter, filter_constant, bias, *pool);
     const onednn::BatchSplit split =
         onednn::SplitBatch(g.batch, g.FlopsPerImage(), onednn::NumThreads(ctx));
     // Plans for the (at most two) shard sizes, made here so that shards only execute.
@@ -352,6 +490,66 @@ class Conv2DOp : public OpKernel {
            {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
            {DNNL_ARG_BIAS, &bias_md, bias},
            {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), out_data + first * out_image}});
+    });
+  }
+
+  // Each shard convolves slices of `slice` images into its own scratch and pools them
+  // into pool.out. `g` may be folded: the scratch holds the same floats either way, and
+  // the pool reads them as pool.geometry's unfolded images.
+  absl::Status RunPooled(OpKernelContext* ctx, const ConvGeometry& g, const Tensor& filter,
+                         bool filter_constant, const float* bias, const PoolStage& pool) {
+    const PoolGeometry& pg = pool.geometry;
+    const double flops = g.FlopsPerImage() + pg.FlopsPerImage();
+    const onednn::BatchSplit split = onednn::SplitBatch(g.batch, flops, onednn::NumThreads(ctx));
+    const int64_t conv_image = g.out_depth * g.rows.output * g.cols.output;
+    const int64_t slice = std::clamp<int64_t>(
+        kPooledSliceBytes / static_cast<int64_t>(sizeof(float) * conv_image), 1, split.block);
+    // Plans for every slice size, made here so that shards only execute: full slices and
+    // the remainders of the full and the last shard.
+    const int64_t last = g.batch - (split.shards - 1) * split.block;
+    std::vector<int64_t> sizes = {slice};
+    for (int64_t n : {split.block % slice, last % slice, std::min(last, slice)}) {
+      if (n != 0 && std::find(sizes.begin(), sizes.end(), n) == sizes.end()) sizes.push_back(n);
+    }
+    std::vector<ConvPlan> plans;
+    std::vector<std::shared_ptr<const onednn::Primitive>> pools;
+    for (int64_t n : sizes) {
+      DFLOW_ASSIGN_OR_RETURN(
+          ConvPlan plan, Plan(g, n, filter, filter_constant, plans.empty() ? nullptr : &plans[0]));
+      plans.push_back(std::move(plan));
+      DFLOW_ASSIGN_OR_RETURN(auto p, PoolPrimitive(pg, n));
+      pools.push_back(std::move(p));
+    }
+    const int64_t stride = (slice * conv_image + 15) / 16 * 16;  // 64-byte aligned slices
+    DFLOW_ASSIGN_OR_RETURN(Tensor scratch,
+                           ctx->allocate_temp(DT_FLOAT, TensorShape({split.shards, stride})));
+    const int64_t in_image = g.in_depth * g.rows.input * g.cols.input;
+    const float* in_data = ctx->input(0).data<float>();
+    DFLOW_ASSIGN_OR_RETURN(const dnnl_memory_desc_t bias_md, BiasDesc(g));
+    return onednn::RunShards(ctx, g.batch, split, flops, [&](int64_t first, int64_t count) {
+      float* buffer = scratch.data<float>() + (first / split.block) * stride;
+      for (int64_t done = 0; done < count;) {
+        const int64_t n = std::min(slice, count - done);
+        const size_t k = std::find(sizes.begin(), sizes.end(), n) - sizes.begin();
+        const ConvPlan& plan = plans[k];
+        const onednn::Primitive& p = *plan.primitive;
+        const float* src = in_data + (first + done) * in_image;
+        absl::Status status =
+            bias == nullptr
+                ? onednn::Execute(p, engine_.get(),
+                                  {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), src},
+                                   {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
+                                   {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), buffer}})
+                : onednn::Execute(p, engine_.get(),
+                                  {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), src},
+                                   {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
+                                   {DNNL_ARG_BIAS, &bias_md, bias},
+                                   {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), buffer}});
+        DFLOW_RETURN_IF_ERROR(status);
+        DFLOW_RETURN_IF_ERROR(Pool(*pools[k], buffer, pool.out + (first + done) * pg.OutImage()));
+        done += n;
+      }
+      return absl::OkStatus();
     });
   }
 
@@ -409,11 +607,13 @@ class Conv2DOp : public OpKernel {
 
   ConvAttrs attrs_;
   ConvFusion fusion_;
+  std::optional<PoolAttrs> pool_;  // _DflowFusedConv2DMaxPool's MaxPool
   bool filter_constant_ = false;
   int lanes_ = DnnlVectorLanes();      // for ChooseColumnFold
   std::unique_ptr<DenseLayer> dense_;  // for convolutions that are a matrix product
   onednn::EnginePtr engine_;
   onednn::ShapeCache<onednn::Primitive> primitives_;
+  onednn::ShapeCache<onednn::Primitive> pool_primitives_;
   onednn::PackedWeightsCache packed_filters_;
 };
 
@@ -424,6 +624,8 @@ absl::Status RegisterConvKernels(KernelRegistry* registry) {
       KernelDefBuilder("Conv2D").Device("CPU").TypeConstraint<float>("T")));
   DFLOW_RETURN_IF_ERROR(registry->Register<Conv2DOp>(
       KernelDefBuilder("_FusedConv2D").Device("CPU").TypeConstraint<float>("T")));
+  DFLOW_RETURN_IF_ERROR(registry->Register<Conv2DOp>(
+      KernelDefBuilder("_DflowFusedConv2DMaxPool").Device("CPU").TypeConstraint<float>("T")));
   return absl::OkStatus();
 }
 

@@ -38,6 +38,10 @@ std::string ConvAttrs(const std::string& padding, const std::string& format = "N
                       "attr { key: 'data_format' value { s: '", format, "' } }");
 }
 
+std::string NoOp(const std::string& name, const std::string& inputs) {
+  return absl::StrCat("node { name: '", name, "' op: 'NoOp' ", inputs, " }\n");
+}
+
 const char kInput[] =
     "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } }\n";
 
@@ -98,7 +102,9 @@ std::string LeNetLayer(const std::string& pool_input = "add") {
 }
 
 TEST_CASE("Pad, Conv2D and Add of a Const bias become one _FusedConv2D", "[fusion]") {
-  std::unique_ptr<Graph> g = Fused(LeNetLayer());
+  // The Add is also fetched here (an Identity reads it), so the MaxPool stays apart.
+  std::unique_ptr<Graph> g =
+      Fused(absl::StrCat(LeNetLayer(), Op("fetch", "Identity", "input: 'add'")));
   CHECK(g->FindNode("pad") == nullptr);
   CHECK(g->FindNode("conv") == nullptr);
   const Node* fused = g->FindNode("add");  // named after the last node it replaces
@@ -113,7 +119,79 @@ TEST_CASE("Pad, Conv2D and Add of a Const bias become one _FusedConv2D", "[fusio
   CHECK(fused->attr("num_args")->i() == 1);
   CHECK(fused->attr("T")->type() == DT_FLOAT);
   CHECK(fused->attr("TArgs")->list().type_size() == 1);
+  CHECK(g->FindNode("pool")->op() == "MaxPool");
   CHECK(Inputs(*g, "pool") == std::vector<std::string>{"add"});
+}
+
+TEST_CASE("A fused convolution read only by a MaxPool becomes _DflowFusedConv2DMaxPool",
+          "[fusion]") {
+  std::unique_ptr<Graph> g = Fused(LeNetLayer());
+  CHECK(g->FindNode("pad") == nullptr);
+  CHECK(g->FindNode("conv") == nullptr);
+  CHECK(g->FindNode("add") == nullptr);
+  const Node* fused = g->FindNode("pool");  // named after the pool
+  REQUIRE(fused != nullptr);
+  CHECK(fused->op() == "_DflowFusedConv2DMaxPool");
+  CHECK(fused->assigned_device() == kCpu);
+  CHECK(Inputs(*g, "pool") == std::vector<std::string>{"x", "w/read", "b/read"});
+  CHECK(FusedOps(*fused) == std::vector<std::string>{"BiasAdd"});
+  CHECK(fused->attr("padding")->s() == "EXPLICIT");
+  CHECK(Ints(*fused, "explicit_paddings") == std::vector<int64_t>{0, 0, 2, 2, 1, 3, 0, 0});
+  CHECK(Ints(*fused, "strides") == std::vector<int64_t>{1, 1, 1, 1});
+  CHECK(fused->attr("num_args")->i() == 1);
+  CHECK(fused->attr("TArgs")->list().type_size() == 1);
+  CHECK(Ints(*fused, "pool_ksize") == std::vector<int64_t>{1, 2, 2, 1});
+  CHECK(Ints(*fused, "pool_strides") == std::vector<int64_t>{1, 2, 2, 1});
+  CHECK(fused->attr("pool_padding")->s() == "VALID");
+}
+
+TEST_CASE("The MaxPool fusion keeps edges and leaves other pools alone", "[fusion]") {
+  SECTION("control edges in and out move to the fused node; its readers follow") {
+    std::unique_ptr<Graph> g =
+        Fused(absl::StrCat(LeNetLayer(), Op("after", "Identity", "input: 'pool' input: '^pool'"),
+                           NoOp("ctl", "input: '^pool'")));
+    const Node* fused = g->FindNode("pool");
+    REQUIRE(fused->op() == "_DflowFusedConv2DMaxPool");
+    CHECK(Inputs(*g, "after") == std::vector<std::string>{"pool", "^pool"});
+    CHECK(Inputs(*g, "ctl") == std::vector<std::string>{"^pool"});
+  }
+  SECTION("a control input of the convolution moves too") {
+    std::string text = absl::StrCat(LeNetLayer(), NoOp("gate", ""));
+    const std::string conv_inputs = "input: 'pad' input: 'w/read'";
+    text.replace(text.find(conv_inputs), conv_inputs.size(),
+                 conv_inputs + " input: '^gate'");
+    std::unique_ptr<Graph> g = Fused(text);
+    REQUIRE(g->FindNode("pool")->op() == "_DflowFusedConv2DMaxPool");
+    CHECK(Inputs(*g, "pool") == std::vector<std::string>{"x", "w/read", "b/read", "^gate"});
+  }
+  SECTION("a control successor of the convolution") {
+    std::unique_ptr<Graph> g =
+        Fused(absl::StrCat(LeNetLayer(), NoOp("ctl", "input: '^add'")));
+    CHECK(g->FindNode("add")->op() == "_FusedConv2D");
+    CHECK(g->FindNode("pool")->op() == "MaxPool");
+  }
+  SECTION("an NCHW MaxPool") {
+    std::string text = LeNetLayer();
+    const std::string pool_padding = "attr { key: 'padding' value { s: 'VALID' } } }";
+    text.replace(text.rfind(pool_padding), pool_padding.size(),
+                 "attr { key: 'padding' value { s: 'VALID' } } "
+                 "attr { key: 'data_format' value { s: 'NCHW' } } }");
+    std::unique_ptr<Graph> g = Fused(text);
+    CHECK(g->FindNode("add")->op() == "_FusedConv2D");
+    CHECK(g->FindNode("pool")->op() == "MaxPool");
+  }
+  SECTION("an AvgPool") {
+    std::string text = LeNetLayer();
+    text.replace(text.find("'MaxPool'"), 9, "'AvgPool'");
+    std::unique_ptr<Graph> g = Fused(text);
+    CHECK(g->FindNode("add")->op() == "_FusedConv2D");
+    CHECK(g->FindNode("pool")->op() == "AvgPool");
+  }
+  SECTION("a Conv2D without a bias") {
+    std::unique_ptr<Graph> g = Fused(LeNetLayer("conv"));
+    CHECK(g->FindNode("conv")->op() == "Conv2D");
+    CHECK(g->FindNode("pool")->op() == "MaxPool");
+  }
 }
 
 TEST_CASE("Nothing fuses on a device other than a CPU", "[fusion]") {
@@ -129,9 +207,9 @@ TEST_CASE("A Pad into a SAME convolution stays", "[fusion]") {
   text.replace(text.find(valid), 10, "s: 'SAME'");
   std::unique_ptr<Graph> g = Fused(text);
   CHECK(g->FindNode("pad")->op() == "Pad");
-  CHECK(g->FindNode("add")->op() == "_FusedConv2D");
-  CHECK(g->FindNode("add")->attr("padding")->s() == "SAME");
-  CHECK(Inputs(*g, "add")[0] == "pad");
+  CHECK(g->FindNode("pool")->op() == "_DflowFusedConv2DMaxPool");
+  CHECK(g->FindNode("pool")->attr("padding")->s() == "SAME");
+  CHECK(Inputs(*g, "pool")[0] == "pad");
 }
 
 TEST_CASE("MatMul, BiasAdd and Relu become _FusedMatMul with its transposes", "[fusion]") {
