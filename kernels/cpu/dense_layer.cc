@@ -1,6 +1,9 @@
 #include "kernels/cpu/dense_layer.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <vector>
 
 #include "graph/status_macros.h"
@@ -47,23 +50,23 @@ absl::StatusOr<std::unique_ptr<DenseLayer>> DenseLayer::Create(
 
 absl::StatusOr<DenseLayer::Plan> DenseLayer::MakePlan(const DenseArgs& args, int64_t rows,
                                                       const Plan* other) {
-  return MakePlan(args, rows, 0, args.n, other);
+  return MakePlan(args, rows, 0, args.n, args.n, other);
 }
 
 absl::StatusOr<DenseLayer::Plan> DenseLayer::MakePlan(const DenseArgs& args, int64_t rows,
                                                       int64_t first_col, int64_t cols,
-                                                      const Plan* other) {
+                                                      int64_t ldc, const Plan* other) {
   const bool has_bias = args.bias != nullptr;
   const int64_t lda = args.trans_a ? args.m : args.k;
   Plan plan;
   DFLOW_ASSIGN_OR_RETURN(
       plan.primitive,
       primitives_.GetOrCreate(
-          {rows, args.k, cols, args.trans_a, lda, args.trans_b, has_bias, args.n},
+          {rows, args.k, cols, args.trans_a, lda, args.trans_b, has_bias, ldc},
           [&]() -> absl::StatusOr<std::shared_ptr<const onednn::Primitive>> {
             DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t src,
                                    MatrixDesc(rows, args.k, args.trans_a, lda));
-            DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst, MatrixDesc(rows, cols, false, args.n));
+            DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst, MatrixDesc(rows, cols, false, ldc));
             DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t bias,
                                    onednn::StridedDesc({1, cols}, {cols, 1}));
             const dnnl_dims_t weight_dims = {args.k, cols};
@@ -157,30 +160,42 @@ absl::Status DenseLayer::RunColumnBlocks(OpKernelContext* ctx, const DenseArgs& 
   split.block = (per_shard + kColumnBlock - 1) / kColumnBlock * kColumnBlock;
   split.shards = (args.n + split.block - 1) / split.block;
   // Plans per block (each its own packed weights), made here so that shards only execute.
+  // Each block writes a dense [m, cols] scratch and copies it into its columns of c:
+  // oneDNN's brgemm matmul (the packed-weights kernel) takes no row stride wider than
+  // the block, and its fallback (gemm:jit) repacks the plain weights on every call.
   std::vector<Plan> plans;
   for (int64_t s = 0; s < split.shards; ++s) {
     const int64_t first = s * split.block;
-    DFLOW_ASSIGN_OR_RETURN(
-        Plan plan, MakePlan(args, args.m, first, std::min(split.block, args.n - first), nullptr));
+    const int64_t cols = std::min(split.block, args.n - first);
+    DFLOW_ASSIGN_OR_RETURN(Plan plan, MakePlan(args, args.m, first, cols, cols, nullptr));
     plans.push_back(std::move(plan));
   }
   const double flops_per_col = 2.0 * static_cast<double>(args.m) * static_cast<double>(args.k);
   return onednn::RunShards(
-      ctx, args.n, split, flops_per_col, [&](int64_t first, int64_t cols) {
+      ctx, args.n, split, flops_per_col, [&](int64_t first, int64_t cols) -> absl::Status {
         const Plan& plan = plans[first / split.block];
         const onednn::Primitive& p = *plan.primitive;
-        float* c = args.c + first;
-        if (args.bias == nullptr) {
-          return onednn::Execute(p, engine_.get(),
-                                 {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), args.a},
-                                  {DNNL_ARG_WEIGHTS, plan.Md(dnnl_query_weights_md), plan.weights},
-                                  {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), c}});
+        const size_t bytes = static_cast<size_t>(args.m * cols) * sizeof(float);
+        std::unique_ptr<void, decltype(&std::free)> scratch(
+            std::aligned_alloc(64, (bytes + 63) / 64 * 64), &std::free);
+        if (scratch == nullptr) return absl::ResourceExhaustedError("no memory for a column block");
+        float* block = static_cast<float*>(scratch.get());
+        absl::Status status =
+            args.bias == nullptr
+                ? onednn::Execute(p, engine_.get(),
+                                  {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), args.a},
+                                   {DNNL_ARG_WEIGHTS, plan.Md(dnnl_query_weights_md), plan.weights},
+                                   {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), block}})
+                : onednn::Execute(p, engine_.get(),
+                                  {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), args.a},
+                                   {DNNL_ARG_WEIGHTS, plan.Md(dnnl_query_weights_md), plan.weights},
+                                   {DNNL_ARG_BIAS, &plan.bias_md, args.bias + first},
+                                   {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), block}});
+        if (!status.ok()) return status;
+        for (int64_t i = 0; i < args.m; ++i) {
+          std::memcpy(args.c + i * args.n + first, block + i * cols, cols * sizeof(float));
         }
-        return onednn::Execute(p, engine_.get(),
-                               {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), args.a},
-                                {DNNL_ARG_WEIGHTS, plan.Md(dnnl_query_weights_md), plan.weights},
-                                {DNNL_ARG_BIAS, &plan.bias_md, args.bias + first},
-                                {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), c}});
+        return absl::OkStatus();
       });
 }
 

@@ -11,7 +11,9 @@
 // the primitive single-threaded on its row block, all shards share the packed weights.
 // Few rows (the MLP's batch of 64 on 2 threads) split the columns instead, each block
 // with its own packed weights: a shard then streams only its part of the weights
-// (784x512 floats are 1.6 MB, more than a core's L2) instead of all of them.
+// (784x512 floats are 1.6 MB, more than a core's L2) instead of all of them. A column
+// block is computed into a dense scratch and copied out: with the output's wider row
+// stride oneDNN falls back from brgemm to gemm:jit, which repacks the weights per call.
 // Thread-safe: Run may be called concurrently.
 #ifndef DFLOW_KERNELS_CPU_DENSE_LAYER_H_
 #define DFLOW_KERNELS_CPU_DENSE_LAYER_H_
@@ -55,9 +57,10 @@ class DenseLayer {
   static constexpr int64_t kColumnBlock = 64;
 
   absl::StatusOr<Plan> MakePlan(const DenseArgs& args, int64_t rows, const Plan* other);
-  // The plan for `rows` rows and the columns [first_col, first_col + cols).
+  // The plan for `rows` rows and the columns [first_col, first_col + cols), written
+  // with row stride `ldc`.
   absl::StatusOr<Plan> MakePlan(const DenseArgs& args, int64_t rows, int64_t first_col,
-                                int64_t cols, const Plan* other);
+                                int64_t cols, int64_t ldc, const Plan* other);
   absl::Status RunColumnBlocks(OpKernelContext* ctx, const DenseArgs& args, int64_t shards);
   absl::Status RunEmptySum(const DenseArgs& args);
 
