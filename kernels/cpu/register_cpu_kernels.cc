@@ -20,6 +20,8 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterGatherKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSelectKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterRandomKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterNnGradKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterSummaryKernels(registry));
   return absl::OkStatus();
 }
 

@@ -26,6 +26,8 @@ absl::Status RegisterSplitKernels(KernelRegistry* registry);      // split_ops.c
 absl::Status RegisterGatherKernels(KernelRegistry* registry);     // gather_ops.cc
 absl::Status RegisterSelectKernels(KernelRegistry* registry);     // select_op.cc
 absl::Status RegisterRandomKernels(KernelRegistry* registry);     // random_ops.cc
+absl::Status RegisterNnGradKernels(KernelRegistry* registry);     // nn_grad_ops.cc
+absl::Status RegisterSummaryKernels(KernelRegistry* registry);    // summary_ops.cc
 
 }  // namespace dflow
 

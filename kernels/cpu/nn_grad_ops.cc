@@ -1,0 +1,253 @@
+// Kernels a TF 1.x training step needs besides the forward ops: the sparse softmax
+// cross-entropy loss (with its backprop), ReluGrad, BroadcastGradientArgs (the reduction
+// indices of a broadcasting op's gradient) and InTopKV2 (the accuracy of an eval step).
+// Each follows TF's CPU kernel, errors included.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/status_macros.h"
+#include "kernels/cpu/array_util.h"
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/register_cpu_kernels.h"
+
+namespace dflow {
+namespace {
+
+// ---------------------------------------------------------------------------------
+// SparseSoftmaxCrossEntropyWithLogits: loss[b] = logsumexp(f[b]) - f[b, label[b]],
+// backprop[b] = softmax(f[b]) - onehot(label[b]). Each row subtracts its max first, so
+// large logits neither overflow nor swamp the small ones.
+
+template <typename T, typename L>
+void XentRow(const T* f, L label, int64_t classes, T* loss, T* backprop) {
+  const T max = *std::max_element(f, f + classes);
+  T sum = 0;
+  for (int64_t c = 0; c < classes; ++c) sum += std::exp(f[c] - max);
+  const T log_sum = std::log(sum);
+  *loss = log_sum - (f[label] - max);
+  for (int64_t c = 0; c < classes; ++c) {
+    backprop[c] = std::exp(f[c] - max) / sum - (c == label ? T(1) : T(0));
+  }
+}
+
+template <typename T, typename L>
+class SparseSoftmaxXentOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& features = ctx->input(0);
+    const Tensor& labels = ctx->input(1);
+    OP_REQUIRES(ctx, features.shape().dims() == 2,
+                KernelError(*ctx, "logits must be 2-D, but got shape ",
+                            features.shape().DebugString()));
+    OP_REQUIRES(ctx, labels.shape().dims() == 1,
+                KernelError(*ctx, "labels must be 1-D, but got shape ",
+                            labels.shape().DebugString()));
+    const int64_t batch = features.shape().dim_size(0);
+    const int64_t classes = features.shape().dim_size(1);
+    OP_REQUIRES(ctx, labels.shape().dim_size(0) == batch,
+                KernelError(*ctx, "logits and labels must have the same first dimension, got "
+                                  "logits shape ",
+                            features.shape().DebugString(), " and labels shape ",
+                            labels.shape().DebugString()));
+    OP_REQUIRES(ctx, classes > 0 || batch == 0,
+                KernelError(*ctx, "Must have at least one class, but got logits shape ",
+                            features.shape().DebugString()));
+    const L* label = labels.data<L>();
+    for (int64_t b = 0; b < batch; ++b) {
+      OP_REQUIRES(ctx, label[b] >= 0 && label[b] < classes, LabelError(*ctx, labels, label[b],
+                                                                       classes));
+    }
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * loss, ctx->allocate_output(0, TensorShape({batch})));
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * backprop, ctx->allocate_output(1, features.shape()));
+    const T* f = features.data<T>();
+    T* l = loss->data<T>();
+    T* bp = backprop->data<T>();
+    ParallelForElements(ctx, batch, 30 * classes, [&](int64_t first, int64_t limit) {
+      for (int64_t b = first; b < limit; ++b) {
+        XentRow(f + b * classes, label[b], classes, l + b, bp + b * classes);
+      }
+    });
+  }
+
+ private:
+  // TF's message, which lists every label (Tensor::SummarizeValue of all elements).
+  static absl::Status LabelError(const OpKernelContext& ctx, const Tensor& labels, L bad,
+                                 int64_t classes) {
+    const L* values = labels.data<L>();
+    return KernelError(ctx, "Received a label value of ", bad,
+                       " which is outside the valid range of [0, ", classes,
+                       ").  Label values: ",
+                       absl::StrJoin(values, values + labels.NumElements(), " "));
+  }
+};
+
+// ---------------------------------------------------------------------------------
+// ReluGrad: gradients where the forward input was positive, 0 elsewhere (x == 0 too).
+
+template <typename T>
+class ReluGradOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& gradients = ctx->input(0);
+    const Tensor& features = ctx->input(1);
+    OP_REQUIRES(ctx, gradients.shape() == features.shape(),
+                KernelError(*ctx, "Inputs to operation ", ctx->node_name(), " of type ",
+                            type_string(), " must have the same size and shape.  Input 0: ",
+                            gradients.shape().DebugString(),
+                            " != input 1: ", features.shape().DebugString()));
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, features.shape()));
+    const T* g = gradients.data<T>();
+    const T* x = features.data<T>();
+    T* out = output->data<T>();
+    ParallelForElements(ctx, output->NumElements(), 1, [&](int64_t first, int64_t limit) {
+      for (int64_t i = first; i < limit; ++i) out[i] = x[i] > T(0) ? g[i] : T(0);
+    });
+  }
+};
+
+// ---------------------------------------------------------------------------------
+// BroadcastGradientArgs, as TF's BCast computes grad_{x,y}_reduce_idx: shapes aligned
+// on the right and 1-extended; an output dim gets reduced for each input whose dim there
+// is 1 (for both when both are 1). Equal shapes reduce nothing, even over 1-dims: BCast
+// takes its equal-shapes fast path before looking at dims.
+
+struct ReduceIndices {
+  bool valid = true;
+  std::vector<int64_t> r0, r1;
+};
+
+ReduceIndices GradReduceIndices(const std::vector<int64_t>& s0, const std::vector<int64_t>& s1) {
+  ReduceIndices result;
+  if (s0 == s1) return result;
+  const size_t rank = std::max(s0.size(), s1.size());
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t d0 = i < rank - s0.size() ? 1 : s0[i - (rank - s0.size())];
+    const int64_t d1 = i < rank - s1.size() ? 1 : s1[i - (rank - s1.size())];
+    if (d0 != 1 && d1 != 1 && d0 != d1) {
+      result.valid = false;
+      return result;
+    }
+    if (d0 == 1) result.r0.push_back(static_cast<int64_t>(i));
+    if (d1 == 1) result.r1.push_back(static_cast<int64_t>(i));
+  }
+  return result;
+}
+
+template <typename T>
+class BroadcastGradientArgsOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  bool IsExpensive() const override { return false; }
+
+  void Compute(OpKernelContext* ctx) override {
+    std::vector<int64_t> shapes[2];
+    for (int i = 0; i < 2; ++i) {
+      const Tensor& in = ctx->input(i);
+      OP_REQUIRES(ctx, in.shape().dims() == 1,
+                  KernelError(*ctx, "In[", i, "] must be a vector.", in.shape().DebugString()));
+      const T* v = in.data<T>();
+      shapes[i].assign(v, v + in.NumElements());
+    }
+    const ReduceIndices indices = GradReduceIndices(shapes[0], shapes[1]);
+    OP_REQUIRES(ctx, indices.valid,
+                KernelError(*ctx, "Incompatible shapes: [", absl::StrJoin(shapes[0], ","),
+                            "] vs. [", absl::StrJoin(shapes[1], ","), "]"));
+    Output(ctx, 0, indices.r0);
+    Output(ctx, 1, indices.r1);
+  }
+
+ private:
+  static void Output(OpKernelContext* ctx, int index, const std::vector<int64_t>& values) {
+    const int64_t n = static_cast<int64_t>(values.size());
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(index, TensorShape({n})));
+    std::copy(values.begin(), values.end(), out->data<T>());
+  }
+};
+
+// ---------------------------------------------------------------------------------
+// InTopKV2: targets[b] is in the top k of predictions[b] when fewer than k predictions
+// are strictly greater than its own (ties count for it). TF answers false, rather than
+// guessing, for an out-of-range target or any non-finite prediction in the row.
+
+template <typename T, typename Index>
+bool InTopK(const T* row, int64_t classes, Index target, Index k) {
+  if (target < 0 || target >= classes || !std::isfinite(row[target])) return false;
+  const T target_prediction = row[target];
+  int64_t more_probable = 0;
+  for (int64_t c = 0; c < classes; ++c) {
+    if (!std::isfinite(row[c])) return false;
+    if (row[c] > target_prediction) ++more_probable;
+  }
+  return more_probable < static_cast<int64_t>(k);
+}
+
+template <typename T, typename Index>
+class InTopKV2Op : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& predictions = ctx->input(0);
+    const Tensor& targets = ctx->input(1);
+    const Tensor& k = ctx->input(2);
+    OP_REQUIRES(ctx, predictions.shape().dims() == 2,
+                KernelError(*ctx, "predictions must be 2-dimensional"));
+    OP_REQUIRES(ctx, targets.shape().dims() == 1,
+                KernelError(*ctx, "targets must be 1-dimensional"));
+    OP_REQUIRES(ctx, k.shape().dims() == 0,
+                KernelError(*ctx, "k must be 0-D, got shape ", k.shape().DebugString()));
+    const int64_t batch = predictions.shape().dim_size(0);
+    const int64_t classes = predictions.shape().dim_size(1);
+    OP_REQUIRES(ctx, targets.shape().dim_size(0) == batch,
+                KernelError(*ctx, "First dimension of predictions ", batch,
+                            " must match length of targets ", targets.shape().dim_size(0)));
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, targets.shape()));
+    const T* p = predictions.data<T>();
+    const Index* t = targets.data<Index>();
+    const Index top = k.data<Index>()[0];
+    bool* out = output->data<bool>();
+    for (int64_t b = 0; b < batch; ++b) out[b] = InTopK(p + b * classes, classes, t[b], top);
+  }
+};
+
+template <typename T, typename L>
+absl::Status RegisterXent(KernelRegistry* registry) {
+  return registry->Register<SparseSoftmaxXentOp<T, L>>(
+      CpuKernel("SparseSoftmaxCrossEntropyWithLogits")
+          .TypeConstraint("T", {DataTypeOf<T>()})
+          .TypeConstraint("Tlabels", {DataTypeOf<L>()}));
+}
+
+template <typename Index>
+absl::Status RegisterIndexKernels(KernelRegistry* registry) {
+  DFLOW_RETURN_IF_ERROR(registry->Register<BroadcastGradientArgsOp<Index>>(
+      CpuKernel("BroadcastGradientArgs").TypeConstraint("T", {DataTypeOf<Index>()})));
+  return registry->Register<InTopKV2Op<float, Index>>(
+      CpuKernel("InTopKV2").TypeConstraint("T", {DataTypeOf<Index>()}));
+}
+
+}  // namespace
+
+absl::Status RegisterNnGradKernels(KernelRegistry* registry) {
+  DFLOW_RETURN_IF_ERROR((RegisterXent<float, int32_t>(registry)));
+  DFLOW_RETURN_IF_ERROR((RegisterXent<float, int64_t>(registry)));
+  DFLOW_RETURN_IF_ERROR((RegisterXent<double, int32_t>(registry)));
+  DFLOW_RETURN_IF_ERROR((RegisterXent<double, int64_t>(registry)));
+  DFLOW_RETURN_IF_ERROR(registry->Register<ReluGradOp<float>>(
+      CpuKernel("ReluGrad").TypeConstraint("T", {DT_FLOAT})));
+  DFLOW_RETURN_IF_ERROR(registry->Register<ReluGradOp<double>>(
+      CpuKernel("ReluGrad").TypeConstraint("T", {DT_DOUBLE})));
+  DFLOW_RETURN_IF_ERROR(RegisterIndexKernels<int32_t>(registry));
+  return RegisterIndexKernels<int64_t>(registry);
+}
+
+}  // namespace dflow

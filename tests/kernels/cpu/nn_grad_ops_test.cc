@@ -1,0 +1,180 @@
+// SparseSoftmaxCrossEntropyWithLogits, ReluGrad, BroadcastGradientArgs and InTopKV2.
+// Expected values from TF 2.21 (tf.raw_ops), errors included.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/register_cpu_kernels.h"
+#include "tests/testing/op_tester.h"
+
+namespace dflow {
+namespace {
+
+using Catch::Matchers::Contains;
+using testing::CheckNear;
+using testing::DimsOf;
+using testing::Filled;
+using testing::OpTester;
+using testing::Values;
+using Dims = std::vector<int64_t>;
+
+const KernelRegistry& Registry() { return testing::TestKernelRegistry(RegisterNnGradKernels); }
+
+std::string ErrorOf(const absl::StatusOr<std::vector<Tensor>>& result) {
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.status().code() == absl::StatusCode::kInvalidArgument);
+  return std::string(result.status().message());
+}
+
+absl::StatusOr<std::vector<Tensor>> Xent(const Tensor& features, const Tensor& labels) {
+  return OpTester("SparseSoftmaxCrossEntropyWithLogits", Registry())
+      .Attr("T", features.dtype())
+      .Attr("Tlabels", labels.dtype())
+      .Input(features)
+      .Input(labels)
+      .Run();
+}
+
+const std::vector<float> kLogits = {1, 2, 3, -1, 0.5f, 100};
+
+TEST_CASE("SparseSoftmaxCrossEntropyWithLogits matches TF, large logits too",
+          "[kernels][nn_grad]") {
+  SECTION("float, int32 labels") {
+    auto out = Xent(Filled<float>({2, 3}, kLogits), Filled<int32_t>({2}, {2, 0}));
+    REQUIRE(out.ok());
+    CHECK(DimsOf((*out)[0]) == Dims{2});
+    CHECK(DimsOf((*out)[1]) == Dims{2, 3});
+    CheckNear(Values<float>((*out)[0]), {0.40760595f, 101.0f});
+    CheckNear(Values<float>((*out)[1]),
+              {0.09003057f, 0.24472848f, -0.33475906f, -1.0f, 0.0f, 1.0f});
+  }
+  SECTION("double, int64 labels") {
+    std::vector<double> logits(kLogits.begin(), kLogits.end());
+    auto out = Xent(Filled<double>({2, 3}, logits), Filled<int64_t>({2}, {1, 2}));
+    REQUIRE(out.ok());
+    CheckNear(Values<double>((*out)[0]), {1.407605964, 0.0}, 1e-9);
+    const std::vector<double> backprop = Values<double>((*out)[1]);
+    const std::vector<double> want = {9.003057317e-02, -7.552715289e-01, 6.652409558e-01, 0.0};
+    CheckNear(std::vector<double>{backprop[0], backprop[1], backprop[2], backprop[5]}, want, 1e-9);
+    CHECK(backprop[3] == Approx(1.368539471e-44).epsilon(1e-6));  // e^-101 in double
+    CHECK(backprop[4] == Approx(6.133368390e-44).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("SparseSoftmaxCrossEntropyWithLogits rejects bad labels and shapes",
+          "[kernels][nn_grad]") {
+  const Tensor features = Filled<float>({2, 3}, kLogits);
+  CHECK_THAT(ErrorOf(Xent(features, Filled<int32_t>({2}, {0, 3}))),
+             Contains("Received a label value of 3 which is outside the valid range of "
+                      "[0, 3).  Label values: 0 3"));
+  CHECK_THAT(ErrorOf(Xent(features, Filled<int64_t>({2}, {-1, 0}))),
+             Contains("Received a label value of -1 which is outside the valid range of "
+                      "[0, 3).  Label values: -1 0"));
+  CHECK_THAT(ErrorOf(Xent(features, Filled<int32_t>({3}, {0, 0, 0}))),
+             Contains("logits and labels must have the same first dimension, got logits "
+                      "shape [2,3] and labels shape [3]"));
+  CHECK_THAT(ErrorOf(Xent(Filled<float>({6}, kLogits), Filled<int32_t>({2}, {0, 0}))),
+             Contains("logits must be 2-D, but got shape [6]"));
+}
+
+TEST_CASE("ReluGrad passes gradients where features > 0", "[kernels][nn_grad]") {
+  auto out = OpTester("ReluGrad", Registry())
+                 .Attr("T", DT_FLOAT)
+                 .Input(Filled<float>({4}, {1, 2, 3, 4}))
+                 .Input(Filled<float>({4}, {-1, 0, 0.5f, 2}))
+                 .RunOne();
+  REQUIRE(out.ok());
+  CHECK(Values<float>(*out) == std::vector<float>{0, 0, 3, 4});
+
+  auto doubles = OpTester("ReluGrad", Registry())
+                     .Attr("T", DT_DOUBLE)
+                     .Input(Filled<double>({2, 1}, {5, 6}))
+                     .Input(Filled<double>({2, 1}, {1e-300, -1e-300}))
+                     .RunOne();
+  REQUIRE(doubles.ok());
+  CHECK(Values<double>(*doubles) == std::vector<double>{5, 0});
+
+  auto mismatch = OpTester("ReluGrad", Registry())
+                      .Attr("T", DT_FLOAT)
+                      .Input(Filled<float>({2}, {1, 2}))
+                      .Input(Filled<float>({3}, {1, 2, 3}))
+                      .Run();
+  CHECK_THAT(ErrorOf(mismatch), Contains("must have the same size and shape.  Input 0: [2] != "
+                                         "input 1: [3]"));
+}
+
+template <typename T>
+absl::StatusOr<std::vector<Tensor>> GradientArgs(const std::vector<T>& s0,
+                                                 const std::vector<T>& s1) {
+  return OpTester("BroadcastGradientArgs", Registry())
+      .Attr("T", DataTypeOf<T>())
+      .Input(Filled<T>({static_cast<int64_t>(s0.size())}, s0))
+      .Input(Filled<T>({static_cast<int64_t>(s1.size())}, s1))
+      .Run();
+}
+
+TEST_CASE("BroadcastGradientArgs reduces as TF's BCast does", "[kernels][nn_grad]") {
+  struct Case {
+    std::vector<int32_t> s0, s1, r0, r1;
+  };
+  // From tf.raw_ops.BroadcastGradientArgs.
+  const std::vector<Case> cases = {
+      {{2, 3, 5}, {5}, {}, {0, 1}},
+      {{2, 1}, {2, 1}, {}, {}},  // equal shapes reduce nothing, 1-dims included
+      {{1}, {1, 1}, {0, 1}, {0, 1}},
+      {{2, 3, 1}, {1, 3, 4}, {2}, {0}},
+      {{}, {3}, {0}, {}},
+      {{1, 1}, {1}, {0, 1}, {0, 1}},
+      {{4, 1, 3}, {1, 1, 3}, {1}, {0, 1}},
+      {{5}, {}, {}, {0}},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.s0, c.s1);
+    auto out = GradientArgs<int32_t>(c.s0, c.s1);
+    REQUIRE(out.ok());
+    CHECK(Values<int32_t>((*out)[0]) == c.r0);
+    CHECK(Values<int32_t>((*out)[1]) == c.r1);
+  }
+  auto wide = GradientArgs<int64_t>({7, 1, 3}, {2, 1});
+  REQUIRE(wide.ok());
+  CHECK(Values<int64_t>((*wide)[0]) == std::vector<int64_t>{1});
+  CHECK(Values<int64_t>((*wide)[1]) == std::vector<int64_t>{0, 2});
+  CHECK_THAT(ErrorOf(GradientArgs<int32_t>({2, 3}, {3, 2})),
+             Contains("Incompatible shapes: [2,3] vs. [3,2]"));
+}
+
+template <typename Index>
+std::vector<bool> InTopK(const std::vector<float>& predictions, int64_t rows,
+                         const std::vector<Index>& targets, Index k) {
+  auto out = OpTester("InTopKV2", Registry())
+                 .Attr("T", DataTypeOf<Index>())
+                 .Input(Filled<float>({rows, static_cast<int64_t>(predictions.size()) / rows},
+                                      predictions))
+                 .Input(Filled<Index>({static_cast<int64_t>(targets.size())}, targets))
+                 .Input(Filled<Index>({}, {k}))
+                 .RunOne();
+  REQUIRE(out.ok());
+  return Values<bool>(*out);
+}
+
+TEST_CASE("InTopKV2 counts strictly greater predictions; non-finite rows say false",
+          "[kernels][nn_grad]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> p = {0.1f, 0.3f, 0.3f, 0.2f, 1, 2, 3, 4,
+                                nan,  1,    2,    3,    1, inf, 0, 0};
+  const std::vector<int32_t> targets = {2, 3, 1, 0};
+  // From tf.raw_ops.InTopKV2: ties count for the target (row 0, k = 1).
+  CHECK(InTopK<int32_t>(p, 4, targets, 0) == std::vector<bool>{false, false, false, false});
+  CHECK(InTopK<int32_t>(p, 4, targets, 1) == std::vector<bool>{true, true, false, false});
+  CHECK(InTopK<int32_t>(p, 4, targets, 3) == std::vector<bool>{true, true, false, false});
+  const std::vector<float> two_rows(p.begin(), p.begin() + 8);
+  CHECK(InTopK<int64_t>(two_rows, 2, {4, -1}, 2) == std::vector<bool>{false, false});
+  CHECK(InTopK<int64_t>(two_rows, 2, {3, 0}, 4) == std::vector<bool>{true, true});
+  CHECK(InTopK<int64_t>(two_rows, 2, {0, 1}, 3) == std::vector<bool>{false, true});
+}
+
+}  // namespace
+}  // namespace dflow
