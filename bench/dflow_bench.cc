@@ -8,10 +8,12 @@
 // Workloads: add_chain_1 / add_chain_1000 (x[1] -> k chained Adds of a constant [1]) and
 // dispatch_per_op = (T1000 - T1) / 999; one_node_run (fixed cost of Session::Run on a
 // one-node graph); matmul_1024 (A and B both fed); mlp_infer_b64 (784-512-512-10, ReLU,
-// weights as constants, x[64,784] fed).
+// weights as constants, x[64,784] fed); sim_gpu_chain_1000 / sim_gpu_per_node (the 1000-Add
+// chain on a simulated GPU: issue 4's per-node launch target, simulated).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -89,13 +91,15 @@ void RunOrDie(Session& session, const std::vector<std::pair<std::string, Tensor>
   }
 }
 
-// x[1] -> k Adds of the constant c[1]; returns the per-call time.
-Stats AddChain(int k, int threads, int reps, int inner) {
+// x[1] -> k Adds of the constant c[1] (on `device`, default placement when empty);
+// returns the per-call time.
+Stats AddChain(int k, int threads, int reps, int inner, const std::string& device = "") {
   Scope root = Scope::NewRootScope();
+  Scope on = device.empty() ? root : root.WithDevice(device);
   Output x = Placeholder(root.WithOpName("x"), DT_FLOAT);
-  Output c = Const(root.WithOpName("c"), {1.f});
+  Output c = Const(on.WithOpName("c"), {1.f});
   Output prev = x;
-  for (int i = 0; i < k; ++i) prev = Add(root.WithOpName("add" + std::to_string(i)), prev, c);
+  for (int i = 0; i < k; ++i) prev = Add(on.WithOpName("add" + std::to_string(i)), prev, c);
   std::unique_ptr<Session> session = MakeSession(root, threads);
   std::vector<std::pair<std::string, Tensor>> feeds = {{"x", RandomTensor(TensorShape({1}), 1)}};
   std::vector<Tensor> out;
@@ -180,6 +184,19 @@ int Main(int argc, char** argv) {
     Emit("add_chain_1000", "session.run", threads, AddChain(1000, threads, reps, 20));
     return 0;
   }
+  if (only == "sim_gpu_chain_1000") {
+    // Issue 4's "1000-node elementwise chain on one GPU, per node including launch", on a
+    // simulated GPU (each kernel enqueued on the compute stream's worker thread). This
+    // program's own environment: the variable must be set before the session exists.
+    setenv("DFLOW_SIMULATED_GPUS", "1", 1);
+    Stats one = AddChain(1, threads, reps, 200, "/gpu:0");
+    Stats chain = AddChain(1000, threads, reps, 3, "/gpu:0");
+    Emit("sim_gpu_chain_1000", "session.run, 1000 Adds on a simulated GPU", threads, chain);
+    Emit("sim_gpu_per_node", "(T1000-T1)/999 on a simulated GPU", threads,
+         Stats{(chain.median - one.median) / 999, (chain.min - one.median) / 999,
+               (chain.max - one.median) / 999, chain.n});
+    return 0;
+  }
   if (only == "matmul_1024") {
     Emit("matmul_1024", "session.run, A and B fed", threads, MatMul1024(threads, reps, 3),
          2.0 * 1024 * 1024 * 1024);
@@ -202,7 +219,10 @@ int Main(int argc, char** argv) {
        2.0 * 1024 * 1024 * 1024);
   Emit("mlp_infer_b64", "session.run, weights as Const", threads, Mlp(threads, reps, 50),
        2.0 * 64 * (784 * 512 + 512 * 512 + 512 * 10));
-  return 0;
+  std::string sim = "--only=sim_gpu_chain_1000";
+  std::string t = std::to_string(threads);
+  char* sim_args[] = {argv[0], const_cast<char*>("--threads"), t.data(), sim.data()};
+  return Main(4, sim_args);  // last: it adds simulated GPUs to this process
 }
 
 }  // namespace
