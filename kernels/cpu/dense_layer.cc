@@ -120,7 +120,7 @@ absl::Status DenseLayer::Run(OpKernelContext* ctx, const DenseArgs& args) {
   if (args.k == 0) return RunEmptySum(args);
   const double flops_per_row = 2.0 * static_cast<double>(args.k) * static_cast<double>(args.n);
   const onednn::BatchSplit split =
-      onednn::SplitBatch(args.m, flops_per_row, onednn::NumThreads(ctx));
+      onednn::SplitBatch(args.m, flops_per_row, onednn::NumThreads(ctx), kMinFlopsPerShard);
   if (split.shards > 1 && split.block < kMaxRowsForColumnSplit &&
       args.n >= split.shards * kColumnBlock) {
     return RunColumnBlocks(ctx, args, split.shards);

@@ -51,6 +51,10 @@ class DenseLayer {
   explicit DenseLayer(onednn::EnginePtr engine, const onednn::Activation& activation)
       : engine_(std::move(engine)), activation_(activation) {}
 
+  // Below this many FLOPs a shard, one shard. Lower than the convolutions' 4e6: a dense
+  // layer mostly follows another one, whose shards leave the pool's workers spinning, so
+  // a hand-off costs ~1 us (the MLP's 64x512x10 layer: 7.6 us on one thread).
+  static constexpr double kMinFlopsPerShard = 2.5e5;
   // Below this many rows a shard, the shards split the columns.
   static constexpr int64_t kMaxRowsForColumnSplit = 128;
   // Column blocks are multiples of this (oneDNN's packed weights are 64 columns wide).

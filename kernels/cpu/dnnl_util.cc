@@ -294,11 +294,16 @@ absl::StatusOr<std::shared_ptr<const PackedWeights>> PackedWeightsCache::Get(
 }
 
 BatchSplit SplitBatch(int64_t n, double flops_per_image, int num_threads) {
+  return SplitBatch(n, flops_per_image, num_threads, kMinFlopsPerShard);
+}
+
+BatchSplit SplitBatch(int64_t n, double flops_per_image, int num_threads,
+                      double min_flops_per_shard) {
   BatchSplit split{1, n};
   if (num_threads <= 1 || n <= 1) return split;
   const double total = flops_per_image * static_cast<double>(n);
   const int64_t shards = std::min<int64_t>(
-      {static_cast<int64_t>(num_threads), n, static_cast<int64_t>(total / kMinFlopsPerShard)});
+      {static_cast<int64_t>(num_threads), n, static_cast<int64_t>(total / min_flops_per_shard)});
   if (shards <= 1) return split;
   split.block = (n + shards - 1) / shards;
   split.shards = (n + split.block - 1) / split.block;

@@ -186,6 +186,10 @@ struct BatchSplit {
   int64_t block = 0;
 };
 BatchSplit SplitBatch(int64_t n, double flops_per_image, int num_threads);
+// The same with a caller's threshold: kernels that run right after a parallel one (the
+// pool's workers still spinning, a hand-off costs ~1 us) may split smaller work.
+BatchSplit SplitBatch(int64_t n, double flops_per_image, int num_threads,
+                      double min_flops_per_shard);
 
 // Runs fn(first_image, num_images) for each shard of `split`, on the context's pool
 // when there are several; returns the first error.
