@@ -222,39 +222,129 @@ absl::StatusOr<std::shared_ptr<const Primitive>> MakePrimitive(const_dnnl_op_des
   return std::shared_ptr<const Primitive>(std::move(p));
 }
 
-absl::Status Execute(const Primitive& p, dnnl_engine_t engine,
-                     std::initializer_list<ExecArg> args) {
-  UseOneOpenMPThread();
-  std::vector<MemoryPtr> memories;
+// One execution's wrapping of its arguments, reused while the descriptors match.
+struct ExecSlot {
+  dnnl_engine_t engine = nullptr;
+  StreamPtr stream;
+  std::vector<int> arg_ids;
+  std::vector<dnnl_memory_desc_t> mds;
+  std::vector<MemoryPtr> memories;  // one per argument, then the scratchpad's
   std::vector<dnnl_exec_arg_t> exec_args;
-  memories.reserve(args.size() + 1);
-  exec_args.reserve(args.size() + 1);
+  std::shared_ptr<void> scratchpad;
+
+  bool Matches(dnnl_engine_t e, std::initializer_list<ExecArg> args) const {
+    if (e != engine || args.size() != arg_ids.size()) return false;
+    size_t i = 0;
+    for (const ExecArg& a : args) {
+      if (a.arg != arg_ids[i] || !dnnl_memory_desc_equal(a.md, &mds[i])) return false;
+      ++i;
+    }
+    return true;
+  }
+
+  // Points argument i's memory object at `data`. Setting a handle zero-fills the
+  // layout's padding, which would write into buffers other threads read (packed
+  // weights); a padded layout gets a new memory object instead, as every call used to.
+  absl::Status Point(size_t i, dnnl_engine_t e, const void* data) {
+    void* current = nullptr;
+    DFLOW_RETURN_IF_ERROR(
+        DnnlStatus(dnnl_memory_get_data_handle(memories[i].get(), &current),
+                   "dnnl_memory_get_data_handle"));
+    if (current == data) return absl::OkStatus();
+    if (Padded(mds[i])) {
+      DFLOW_ASSIGN_OR_RETURN(memories[i], WrapMemory(&mds[i], e, data));
+      exec_args[i].memory = memories[i].get();
+      return absl::OkStatus();
+    }
+    return DnnlStatus(dnnl_memory_set_data_handle(memories[i].get(), const_cast<void*>(data)),
+                      "dnnl_memory_set_data_handle");
+  }
+
+  static bool Padded(const dnnl_memory_desc_t& md) {
+    for (int d = 0; d < md.ndims; ++d) {
+      if (md.padded_dims[d] != md.dims[d]) return true;
+    }
+    return false;
+  }
+};
+
+Primitive::Primitive() = default;
+Primitive::~Primitive() = default;
+
+namespace {
+
+// A slot for `args`, memory objects pointing at their data.
+absl::StatusOr<std::unique_ptr<ExecSlot>> MakeSlot(const Primitive& p, dnnl_engine_t engine,
+                                                   std::initializer_list<ExecArg> args) {
+  auto slot = std::make_unique<ExecSlot>();
+  slot->engine = engine;
+  slot->memories.reserve(args.size() + 1);
+  slot->exec_args.reserve(args.size() + 1);
   for (const ExecArg& a : args) {
     absl::StatusOr<MemoryPtr> m = WrapMemory(a.md, engine, a.data);
     if (!m.ok()) return m.status();
-    exec_args.push_back({a.arg, m->get()});
-    memories.push_back(*std::move(m));
+    slot->arg_ids.push_back(a.arg);
+    slot->mds.push_back(*a.md);
+    slot->exec_args.push_back({a.arg, m->get()});
+    slot->memories.push_back(*std::move(m));
   }
-  std::shared_ptr<void> scratchpad;
   if (p.scratchpad_bytes > 0) {
-    scratchpad = AlignedAlloc(p.scratchpad_bytes);
-    if (scratchpad == nullptr) return absl::ResourceExhaustedError("no memory for scratchpad");
+    slot->scratchpad = AlignedAlloc(p.scratchpad_bytes);
+    if (slot->scratchpad == nullptr) return absl::ResourceExhaustedError("no memory for scratchpad");
     absl::StatusOr<MemoryPtr> m =
-        WrapMemory(p.Md(dnnl_query_scratchpad_md), engine, scratchpad.get());
+        WrapMemory(p.Md(dnnl_query_scratchpad_md), engine, slot->scratchpad.get());
     if (!m.ok()) return m.status();
-    exec_args.push_back({DNNL_ARG_SCRATCHPAD, m->get()});
-    memories.push_back(*std::move(m));
+    slot->exec_args.push_back({DNNL_ARG_SCRATCHPAD, m->get()});
+    slot->memories.push_back(*std::move(m));
   }
   dnnl_stream_t raw_stream = nullptr;
-  absl::Status status = DnnlStatus(
-      dnnl_stream_create(&raw_stream, engine, dnnl_stream_default_flags), "dnnl_stream_create");
-  if (!status.ok()) return status;
-  StreamPtr stream(raw_stream);
-  status = DnnlStatus(dnnl_primitive_execute(p.primitive.get(), stream.get(),
-                                             static_cast<int>(exec_args.size()), exec_args.data()),
-                      "dnnl_primitive_execute");
-  if (!status.ok()) return status;
-  return DnnlStatus(dnnl_stream_wait(stream.get()), "dnnl_stream_wait");
+  DFLOW_RETURN_IF_ERROR(DnnlStatus(
+      dnnl_stream_create(&raw_stream, engine, dnnl_stream_default_flags), "dnnl_stream_create"));
+  slot->stream.reset(raw_stream);
+  return slot;
+}
+
+// A free slot of `p` that fits `args`, pointed at their data, else a new one.
+absl::StatusOr<std::unique_ptr<ExecSlot>> TakeSlot(const Primitive& p, dnnl_engine_t engine,
+                                                   std::initializer_list<ExecArg> args) {
+  std::unique_ptr<ExecSlot> slot;
+  {
+    std::lock_guard<std::mutex> lock(p.slots_mu);
+    if (!p.slots.empty()) {
+      slot = std::move(p.slots.back());
+      p.slots.pop_back();
+    }
+  }
+  if (slot == nullptr || !slot->Matches(engine, args)) return MakeSlot(p, engine, args);
+  size_t i = 0;
+  for (const ExecArg& a : args) {
+    DFLOW_RETURN_IF_ERROR(slot->Point(i, engine, a.data));
+    ++i;
+  }
+  return slot;
+}
+
+// Slots kept a primitive: more than the pool's threads only if several sessions share it.
+constexpr size_t kMaxSlots = 16;
+
+void ReturnSlot(const Primitive& p, std::unique_ptr<ExecSlot> slot) {
+  std::lock_guard<std::mutex> lock(p.slots_mu);
+  if (p.slots.size() < kMaxSlots) p.slots.push_back(std::move(slot));
+}
+
+}  // namespace
+
+absl::Status Execute(const Primitive& p, dnnl_engine_t engine,
+                     std::initializer_list<ExecArg> args) {
+  UseOneOpenMPThread();
+  DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<ExecSlot> slot, TakeSlot(p, engine, args));
+  DFLOW_RETURN_IF_ERROR(DnnlStatus(
+      dnnl_primitive_execute(p.primitive.get(), slot->stream.get(),
+                             static_cast<int>(slot->exec_args.size()), slot->exec_args.data()),
+      "dnnl_primitive_execute"));
+  DFLOW_RETURN_IF_ERROR(DnnlStatus(dnnl_stream_wait(slot->stream.get()), "dnnl_stream_wait"));
+  ReturnSlot(p, std::move(slot));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::shared_ptr<const PackedWeights>> PackedWeightsCache::Get(
