@@ -1,6 +1,7 @@
 #include "kernels/cpu/dense_layer.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -105,6 +106,54 @@ absl::StatusOr<DenseLayer::Plan> DenseLayer::MakePlan(const DenseArgs& args, int
   return plan;
 }
 
+absl::StatusOr<std::vector<DenseLayer::Plan>> DenseLayer::MakePlans(
+    const DenseArgs& args, const onednn::BatchSplit& split, bool columns) {
+  std::vector<Plan> plans;
+  if (columns) {
+    for (int64_t s = 0; s < split.shards; ++s) {
+      const int64_t first = s * split.block;
+      const int64_t cols = std::min(split.block, args.n - first);
+      DFLOW_ASSIGN_OR_RETURN(Plan plan, MakePlan(args, args.m, first, cols, cols, nullptr));
+      plans.push_back(std::move(plan));
+    }
+    return plans;
+  }
+  const int64_t last = args.m - (split.shards - 1) * split.block;
+  DFLOW_ASSIGN_OR_RETURN(Plan full, MakePlan(args, split.block, nullptr));
+  plans.push_back(full);
+  if (last != split.block) {
+    DFLOW_ASSIGN_OR_RETURN(Plan rest, MakePlan(args, last, &full));
+    plans.push_back(std::move(rest));
+  }
+  return plans;
+}
+
+absl::StatusOr<std::shared_ptr<const std::vector<DenseLayer::Plan>>> DenseLayer::Plans(
+    const DenseArgs& args, const onednn::BatchSplit& split, bool columns) {
+  if (!args.weights_constant) {
+    DFLOW_ASSIGN_OR_RETURN(std::vector<Plan> plans, MakePlans(args, split, columns));
+    return std::make_shared<const std::vector<Plan>>(std::move(plans));
+  }
+  // The weights buffer identifies the values: a constant input's buffer is held by its
+  // packed entry (PackedWeights::constant_source), or read as it is (plain layout).
+  const std::vector<int64_t> key = {
+      args.m, args.k, args.n, args.trans_a, args.trans_b, args.bias != nullptr,
+      static_cast<int64_t>(reinterpret_cast<intptr_t>(args.weights->raw_data())),
+      columns, split.shards, split.block};
+  {
+    std::lock_guard<std::mutex> lock(plan_sets_mu_);
+    for (const auto& [k, plans] : plan_sets_) {
+      if (k == key) return plans;
+    }
+  }
+  DFLOW_ASSIGN_OR_RETURN(std::vector<Plan> made, MakePlans(args, split, columns));
+  auto plans = std::make_shared<const std::vector<Plan>>(std::move(made));
+  std::lock_guard<std::mutex> lock(plan_sets_mu_);
+  if (plan_sets_.size() >= kMaxPlanSets) plan_sets_.erase(plan_sets_.begin());
+  plan_sets_.emplace_back(key, plans);
+  return plans;
+}
+
 // k == 0: every output is the activation of its bias (or of 0).
 absl::Status DenseLayer::RunEmptySum(const DenseArgs& args) {
   for (int64_t i = 0; i < args.m; ++i) {
@@ -126,12 +175,10 @@ absl::Status DenseLayer::Run(OpKernelContext* ctx, const DenseArgs& args) {
     return RunColumnBlocks(ctx, args, split.shards);
   }
   // Plans for the (at most two) block sizes, made here so that shards only execute.
-  const int64_t last = args.m - (split.shards - 1) * split.block;
-  DFLOW_ASSIGN_OR_RETURN(Plan full, MakePlan(args, split.block, nullptr));
-  Plan rest = full;
-  if (last != split.block) {
-    DFLOW_ASSIGN_OR_RETURN(rest, MakePlan(args, last, &full));
-  }
+  DFLOW_ASSIGN_OR_RETURN(std::shared_ptr<const std::vector<Plan>> plans,
+                         Plans(args, split, /*columns=*/false));
+  const Plan& full = plans->front();
+  const Plan& rest = plans->back();
   return onednn::RunShards(
       ctx, args.m, split, flops_per_row, [&](int64_t first, int64_t rows) {
         const Plan& plan = rows == split.block ? full : rest;
@@ -163,17 +210,12 @@ absl::Status DenseLayer::RunColumnBlocks(OpKernelContext* ctx, const DenseArgs& 
   // Each block writes a dense [m, cols] scratch and copies it into its columns of c:
   // oneDNN's brgemm matmul (the packed-weights kernel) takes no row stride wider than
   // the block, and its fallback (gemm:jit) repacks the plain weights on every call.
-  std::vector<Plan> plans;
-  for (int64_t s = 0; s < split.shards; ++s) {
-    const int64_t first = s * split.block;
-    const int64_t cols = std::min(split.block, args.n - first);
-    DFLOW_ASSIGN_OR_RETURN(Plan plan, MakePlan(args, args.m, first, cols, cols, nullptr));
-    plans.push_back(std::move(plan));
-  }
+  DFLOW_ASSIGN_OR_RETURN(std::shared_ptr<const std::vector<Plan>> plans,
+                         Plans(args, split, /*columns=*/true));
   const double flops_per_col = 2.0 * static_cast<double>(args.m) * static_cast<double>(args.k);
   return onednn::RunShards(
       ctx, args.n, split, flops_per_col, [&](int64_t first, int64_t cols) -> absl::Status {
-        const Plan& plan = plans[first / split.block];
+        const Plan& plan = (*plans)[first / split.block];
         const onednn::Primitive& p = *plan.primitive;
         const size_t bytes = static_cast<size_t>(args.m * cols) * sizeof(float);
         std::unique_ptr<void, decltype(&std::free)> scratch(

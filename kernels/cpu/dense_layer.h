@@ -20,7 +20,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "runtime/op_kernel.h"
@@ -65,6 +69,14 @@ class DenseLayer {
   // with row stride `ldc`.
   absl::StatusOr<Plan> MakePlan(const DenseArgs& args, int64_t rows, int64_t first_col,
                                 int64_t cols, int64_t ldc, const Plan* other);
+  // The plans for every shard of `split` (row blocks: the full and the last block's;
+  // `columns`: one per column block).
+  absl::StatusOr<std::vector<Plan>> MakePlans(const DenseArgs& args,
+                                              const onednn::BatchSplit& split, bool columns);
+  // The same, kept for constant weights: making them looks up three caches (~1.5 us a
+  // layer, most of the hand-off to the shards in the 2-thread MLP).
+  absl::StatusOr<std::shared_ptr<const std::vector<Plan>>> Plans(
+      const DenseArgs& args, const onednn::BatchSplit& split, bool columns);
   absl::Status RunColumnBlocks(OpKernelContext* ctx, const DenseArgs& args, int64_t shards);
   absl::Status RunEmptySum(const DenseArgs& args);
 
@@ -72,6 +84,11 @@ class DenseLayer {
   onednn::Activation activation_;
   onednn::ShapeCache<onednn::Primitive> primitives_;
   onednn::PackedWeightsCache packed_;
+  // Plans for constant weights, by shape, split and weights buffer; the oldest go first.
+  static constexpr size_t kMaxPlanSets = 8;
+  std::mutex plan_sets_mu_;
+  std::vector<std::pair<std::vector<int64_t>, std::shared_ptr<const std::vector<Plan>>>>
+      plan_sets_ ABSL_GUARDED_BY(plan_sets_mu_);
 };
 
 }  // namespace dflow
