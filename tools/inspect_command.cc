@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "graph/function_inliner.h"
 #include "graph/graph_def_import.h"
 #include "graph/node_def_util.h"
 #include "graph/partial_shape.h"
@@ -78,7 +79,14 @@ void PrintDevices(const GraphDef& graph_def, std::ostream& out) {
 
 // Issue 5: every op this build cannot run, all at once, before anyone tries to run it.
 void PrintMissingKernels(const GraphDef& graph_def, std::ostream& out) {
-  absl::StatusOr<std::unique_ptr<Graph>> graph = ImportGraphDef(graph_def);
+  // Function calls run as their inlined bodies (as a Session runs them), so their bodies'
+  // ops are what must have kernels.
+  absl::StatusOr<GraphDef> inlined = InlineFunctionCalls(graph_def);
+  if (!inlined.ok()) {
+    out << "ops without a kernel here: (not checked: " << inlined.status().message() << ")\n";
+    return;
+  }
+  absl::StatusOr<std::unique_ptr<Graph>> graph = ImportGraphDef(*inlined);
   if (!graph.ok()) {
     out << "ops without a kernel here: (not checked: the graph has problems, below)\n";
     return;

@@ -69,6 +69,11 @@ grep -q '"values": \[-2\]' "$TMP/out" || fail "run nokernel fine value: $(cat "$
 echo "$out" | grep -q "^ops without a kernel here: 0$" && fail "inspect said 0"
 out=$("$DFLOW" inspect --graph="$CORPUS/frozen_pb/linear_regression.pb" 2>&1)
 echo "$out" | grep -q "^ops without a kernel here: 0$" || fail "inspect linear_regression: missing kernels listed: $out"
+# A library function call runs as its inlined body, so inspect checks the body's ops.
+out=$("$DFLOW" inspect --graph="$CORPUS/pbtxt/tf_mlir_graph_function_call.pbtxt" 2>&1)
+echo "$out" | grep -q "^ops without a kernel here: 0$" || fail "inspect function call: $out"
+out=$("$DFLOW" run --graph="$CORPUS/pbtxt/tf_mlir_graph_function_call.pbtxt" --fetch=func_call --output=json 2>&1)
+echo "$out" | grep -q '"values": \[1\]' || fail "run function call: $out"
 
 # ---- run -----------------------------------------------------------------------------
 SEED_JSON='{"outputs": [{"name": "c:0", "dtype": "float32", "shape": [2, 2], "values": [22, 28, 49, 64]}]}'
