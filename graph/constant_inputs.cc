@@ -4,29 +4,28 @@
 #include <vector>
 
 namespace dflow {
-namespace {
 
-bool IsForwardingOp(const Node& node) {
-  const std::string& op = node.op();
-  return op == "Identity" || op == "Snapshot" || op == "StopGradient";
+const Edge* SkipForwarding(const Edge* edge) {
+  for (int depth = 0; edge != nullptr && depth < 64; ++depth) {
+    const std::string& op = edge->src->op();
+    if (op != "Identity" && op != "Snapshot" && op != "StopGradient") return edge;
+    edge = edge->src->input_edge(0);
+  }
+  return edge;
 }
 
-// True when output `index` of `node` is a Const's value, possibly forwarded.
-bool IsConstantOutput(const Node& node, int index, int depth = 0) {
-  if (node.op() == "Const") return index == 0;
-  if (!IsForwardingOp(node) || depth > 64) return false;
-  const Edge* input = node.input_edge(0);
-  return input != nullptr && IsConstantOutput(*input->src, input->src_output, depth + 1);
+const Node* ConstSource(const Edge* edge) {
+  edge = SkipForwarding(edge);
+  if (edge == nullptr || edge->src->op() != "Const" || edge->src_output != 0) return nullptr;
+  return edge->src;
 }
-
-}  // namespace
 
 void MarkConstantInputs(Graph* graph) {
   for (Node* node : graph->nodes()) {
     std::vector<int64_t> constant;
     for (const Edge* edge : node->in_edges()) {
       if (edge->IsControlEdge()) continue;
-      if (IsConstantOutput(*edge->src, edge->src_output)) constant.push_back(edge->dst_input);
+      if (ConstSource(edge) != nullptr) constant.push_back(edge->dst_input);
     }
     if (constant.empty()) continue;
     std::sort(constant.begin(), constant.end());

@@ -20,6 +20,15 @@ inline constexpr char kConstantInputsAttr[] = "_dflow_constant_inputs";
 // Sets kConstantInputsAttr on every node with at least one constant data input.
 void MarkConstantInputs(Graph* graph);
 
+// The edge `edge`'s value really comes from: Identity / Snapshot / StopGradient nodes
+// are followed back to their input (at most 64 of them). nullptr when a forwarding node
+// has no input.
+const Edge* SkipForwarding(const Edge* edge);
+
+// The Const whose value `edge` carries, directly or through forwarding nodes; nullptr
+// when it is not a Const's.
+const Node* ConstSource(const Edge* edge);
+
 }  // namespace dflow
 
 #endif  // DFLOW_GRAPH_CONSTANT_INPUTS_H_

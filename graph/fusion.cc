@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "graph/constant_inputs.h"
 #include "graph/device_name.h"
 #include "graph/node_def_util.h"
 #include "graph/status_macros.h"
@@ -35,38 +36,23 @@ const Edge* SoleConsumer(const Node& node) {
   return edge->IsControlEdge() || edge->src_output != 0 ? nullptr : edge;
 }
 
-// The Const whose value output `edge` carries, directly or through forwarding nodes.
-const Node* ConstSource(const Edge* edge) {
-  for (int depth = 0; edge != nullptr && depth < 64; ++depth) {
-    const Node* src = edge->src;
-    if (src->op() == "Const") return edge->src_output == 0 ? src : nullptr;
-    if (src->op() != "Identity" && src->op() != "Snapshot" && src->op() != "StopGradient") {
-      return nullptr;
-    }
-    edge = src->input_edge(0);
-  }
-  return nullptr;
-}
-
 // The static dims of the value `edge` carries when it is a Const's or a variable's
 // (VariableV2 with a fully defined `shape`), directly or through forwarding nodes: a
 // frozen graph and its checkpoint-restored twin then fuse alike and compute the same
 // bits.
 std::optional<std::vector<int64_t>> StaticDims(const Edge* edge) {
-  for (int depth = 0; edge != nullptr && depth < 64; ++depth) {
-    const Node* src = edge->src;
-    if (src->op() == "VariableV2" && edge->src_output == 0) {
-      const AttrValue* shape = src->attr("shape");
-      if (shape == nullptr || !shape->has_shape() || shape->shape().unknown_rank()) break;
-      std::vector<int64_t> dims;
-      for (const auto& dim : shape->shape().dim()) {
-        if (dim.size() < 0) return std::nullopt;
-        dims.push_back(dim.size());
-      }
-      return dims;
+  edge = SkipForwarding(edge);
+  if (edge != nullptr && edge->src->op() == "VariableV2" && edge->src_output == 0) {
+    const AttrValue* shape = edge->src->attr("shape");
+    if (shape == nullptr || !shape->has_shape() || shape->shape().unknown_rank()) {
+      return std::nullopt;
     }
-    if (src->op() != "Identity" && src->op() != "Snapshot" && src->op() != "StopGradient") break;
-    edge = src->input_edge(0);
+    std::vector<int64_t> dims;
+    for (const auto& dim : shape->shape().dim()) {
+      if (dim.size() < 0) return std::nullopt;
+      dims.push_back(dim.size());
+    }
+    return dims;
   }
   const Node* src = ConstSource(edge);
   if (src == nullptr) return std::nullopt;
