@@ -101,8 +101,6 @@ void CheckClose(const std::vector<double>& got, const std::vector<double>& want,
   }
 }
 
-std::string DtypeName(DataType t) { return DataTypeNumpyName(t); }
-
 bool IsFloating(DataType t) {
   return t == DT_FLOAT || t == DT_DOUBLE || t == DT_HALF || t == DT_BFLOAT16;
 }
@@ -133,7 +131,7 @@ void CheckFeedFetchGolden(const Struct& golden) {
     const Tensor& got = result->outputs[i];
     const std::string what = absl::StrCat(file, " fetch ", request.fetches[i]);
     INFO(what);
-    CHECK(DtypeName(got.dtype()) == Field(*wanted[i], "dtype").string_value());
+    CHECK(DataTypeNumpyName(got.dtype()) == Field(*wanted[i], "dtype").string_value());
     const absl::Span<const int64_t> dims = got.shape().dim_sizes();
     CHECK(std::vector<int64_t>(dims.begin(), dims.end()) == Dims(Field(*wanted[i], "shape")));
     const bool exact = !IsFloating(got.dtype());
