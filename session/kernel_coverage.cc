@@ -31,11 +31,10 @@ std::vector<MissingKernel> FindMissingKernels(const Graph& graph, const KernelSu
   std::vector<MissingKernel> missing;
   std::map<std::pair<std::string, std::string>, size_t> index;  // (op, attrs) -> entry
   for (const Node* node : graph.nodes()) {
-    const bool is_function = graph.op_registry().Find(node->op()) == nullptr;
-    if (!is_function && !kernels.SupportedDeviceTypes(node->def()).empty()) continue;
+    if (!kernels.SupportedDeviceTypes(node->def()).empty()) continue;
     std::pair<std::string, std::string> key(node->op(), TypeAttrs(node->def()));
     auto [it, inserted] = index.emplace(key, missing.size());
-    if (inserted) missing.push_back({key.first, key.second, is_function, {}});
+    if (inserted) missing.push_back({key.first, key.second, {}});
     missing[it->second].nodes.push_back(node->name());
   }
   return missing;
@@ -46,7 +45,6 @@ std::string FormatMissingKernels(const std::vector<MissingKernel>& missing) {
   for (const MissingKernel& entry : missing) {
     absl::StrAppend(&text, "  ", entry.op);
     if (!entry.type_attrs.empty()) absl::StrAppend(&text, " [", entry.type_attrs, "]");
-    if (entry.is_function_call) absl::StrAppend(&text, " (a library function call)");
     const size_t n = entry.nodes.size();
     absl::StrAppend(&text, ": ", n, n == 1 ? " node: " : " nodes: ");
     const size_t shown = std::min<size_t>(n, kMaxNodesListed);

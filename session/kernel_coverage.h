@@ -25,12 +25,12 @@ namespace dflow {
 struct MissingKernel {
   std::string op;
   std::string type_attrs;          // "T=DT_FLOAT, Tpaddings=DT_INT32"; "" when none
-  bool is_function_call = false;   // the op names a library function, not a registered op
   std::vector<std::string> nodes;  // in graph order
 };
 
-// The ops of `graph` with no kernel on any device type, in order of first use. A node
-// whose op is a library function is listed too (function calls do not run yet).
+// The ops of `graph` with no kernel on any device type, in order of first use. Callers
+// inline library function calls first (graph/function_inliner.h), as the Session does,
+// so a call is judged by its body's ops.
 std::vector<MissingKernel> FindMissingKernels(const Graph& graph, const KernelSupport& kernels);
 
 // INVALID_ARGUMENT "No OpKernel was registered to support 2 ops this step needs
