@@ -44,6 +44,14 @@ DeviceMgr::DeviceMgr(std::vector<std::unique_ptr<Device>> devices)
   for (const auto& device : devices_) device_ptrs_.push_back(device.get());
 }
 
+DeviceMgr::~DeviceMgr() {
+  // Twice: a staged GPU -> GPU copy's first half (on the sender) enqueues its second half
+  // on the receiver from its callback, which may run after the receiver was drained.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (Device* device : device_ptrs_) device->Sync().IgnoreError();
+  }
+}
+
 absl::StatusOr<Device*> DeviceMgr::Lookup(absl::string_view name) const {
   absl::StatusOr<DeviceName> parsed = ParseDeviceName(name);
   if (parsed.ok() && parsed->type.has_value() && parsed->id.has_value()) {

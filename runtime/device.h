@@ -49,6 +49,12 @@ class Device {
   // lives as long as the device). Null for devices whose memory is host memory (the CPU):
   // their tensors need no copy to be read on the host.
   virtual DeviceCopier* copier() { return nullptr; }
+  // Host memory for the tensors this device hands to the host: the host side of its
+  // copies (a fetched GPU result) and its kernels' HostMemory outputs. On a GPU it is
+  // page-locked, so the DMA engine reads and writes it directly, and process-wide (TF's
+  // gpu_host_bfc), because such tensors outlive the session, as fetched results must.
+  // The process CPU allocator on devices whose memory is host memory. Never null.
+  virtual Allocator* host_allocator() { return ProcessCpuAllocator(); }
   // The TF 1.x variables (VariableV2) on this device; they live as long as the device,
   // i.e. for the session.
   VariableStore* variables() { return &variables_; }
@@ -80,6 +86,12 @@ class CpuDevice final : public Device {
 class DeviceMgr {
  public:
   explicit DeviceMgr(std::vector<std::unique_ptr<Device>> devices);
+  // Drains every device's streams before destroying any device: a copy stream of one GPU
+  // may still hold a tensor of another (a peer copy's destination) until its callback has
+  // run, and that tensor must go back to an allocator that still exists.
+  ~DeviceMgr();
+  DeviceMgr(const DeviceMgr&) = delete;
+  DeviceMgr& operator=(const DeviceMgr&) = delete;
 
   const std::vector<Device*>& devices() const { return device_ptrs_; }
   // Feeds and fetches live here: the first device, CPU:0.

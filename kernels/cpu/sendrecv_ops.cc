@@ -73,7 +73,9 @@ void Deliver(OpKernelContext* ctx, const Tensor& value, Device* from, Device* to
     ctx->set_output(0, value);  // same memory: zero-copy
     return done();
   }
-  Allocator* allocator = to != nullptr ? to->allocator() : ProcessCpuAllocator();
+  // Into host memory: the producer's host allocator (page-locked on a GPU, so the copy is
+  // one DMA and a fetched result needs no second copy).
+  Allocator* allocator = to != nullptr ? to->allocator() : from->host_allocator();
   absl::StatusOr<Tensor> out = Tensor::Allocate(allocator, value.dtype(), value.shape());
   if (!out.ok()) {
     ctx->SetStatus(out.status());

@@ -1,6 +1,6 @@
 // Const, Identity, Reshape, Shape, ExpandDims and Squeeze on CUDA GPUs.
 //
-// Const uploads its value once, at construction (a synchronous copy), never per Run.
+// Const uploads its value once, at construction (through the device's copier), never per Run.
 // Small int32/int64 Consts (at most kPinnedConstElements) go to the device's pinned host
 // memory instead: they are usually shapes and axes, which kernels read on the host
 // (ReadIndexTensor, no GPU round trip), and GPU kernels can still read them through
@@ -8,11 +8,13 @@
 // The shape-only kernels alias their input's buffer; Shape's output is host memory (below).
 #include <cuda_runtime.h>
 
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 
 #include "graph/status_macros.h"
 #include "kernels/cuda/cuda_kernel_util.h"
@@ -36,9 +38,22 @@ absl::StatusOr<Tensor> UploadConst(CudaGpuDevice* gpu, const Tensor& host) {
   Allocator* allocator = pinned ? static_cast<Allocator*>(gpu->host_allocator()) : gpu->allocator();
   DFLOW_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(allocator, host.dtype(), host.shape()));
   if (host.TotalBytes() == 0) return out;
-  DFLOW_RETURN_IF_ERROR(gpu->Activate());
-  DFLOW_CUDA_RETURN_IF_ERROR(
-      cudaMemcpy(out.raw_data(), host.raw_data(), host.TotalBytes(), cudaMemcpyDefault));
+  if (pinned) {
+    std::memcpy(out.raw_data(), host.raw_data(), host.TotalBytes());
+    return out;
+  }
+  // Through the copier, not a plain cudaMemcpy: the fresh device buffer may be one that
+  // work still queued on the compute stream uses (the executor may be built while other
+  // steps run), and the copier's host_to_device stream first waits for that work. It
+  // returns once the compute stream is ordered after the upload.
+  absl::Notification uploaded;
+  absl::Status status;
+  gpu->copier()->CopyHostToDevice(host, out, [&](const absl::Status& copied) {
+    status = copied;
+    uploaded.Notify();
+  });
+  uploaded.WaitForNotification();
+  DFLOW_RETURN_IF_ERROR(status);
   return out;
 }
 
@@ -116,12 +131,11 @@ class ReshapeOpKernel final : public CudaOpKernel {
 // copy. It lives in the GPU's pinned host memory, so a GPU kernel on the same device that
 // reads it as device memory (a same-device memory-type mismatch, which dflow does not
 // insert copies for) still works through unified addressing. The tensor for a shape is
-// built once and cached, never rewritten, so such a reader can never see a recycled
-// buffer's new contents.
+// built once and cached for the kernel's life (every distinct shape: a few bytes each),
+// never rewritten or freed while the kernel lives, so such a reader can never see a
+// recycled buffer's new contents.
 class ShapeOpKernel final : public CudaOpKernel {
  public:
-  static constexpr size_t kMaxCachedShapes = 64;
-
   explicit ShapeOpKernel(OpKernelConstruction* c) : CudaOpKernel(c) {
     out_type_ = DT_INT32;
     if (c->HasAttr("out_type")) OP_REQUIRES_OK(c, c->GetAttr("out_type", &out_type_));
@@ -145,7 +159,7 @@ class ShapeOpKernel final : public CudaOpKernel {
         out.data<int64_t>()[i] = dims[i];
       }
     }
-    if (cache_.size() < kMaxCachedShapes) cache_.emplace(std::move(dims), out);
+    cache_.emplace(std::move(dims), out);
     ctx->set_output(0, std::move(out));
   }
 

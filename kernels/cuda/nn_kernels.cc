@@ -170,7 +170,10 @@ class ReductionOpKernel final : public CudaOpKernel {
            const std::vector<bool>& reduced, int64_t count, Tensor* out) {
     const int64_t n = out->NumElements();
     if (input.NumElements() == 0) {  // nothing to reduce: the identity of the op
-      const T fill = op_ == ReduceOp::kMax ? std::numeric_limits<T>::lowest()
+      // Max of nothing is -inf for floats (TF and the CPU kernel), the lowest value else.
+      const T fill = op_ == ReduceOp::kMax ? (std::numeric_limits<T>::has_infinity
+                                                  ? -std::numeric_limits<T>::infinity()
+                                                  : std::numeric_limits<T>::lowest())
                      : op_ == ReduceOp::kMean && std::is_floating_point<T>::value
                          ? std::numeric_limits<T>::quiet_NaN()
                          : T(0);
@@ -307,7 +310,8 @@ class Conv2DOpKernel final : public CudaOpKernel {
     const int64_t k = g.window_h * g.window_w * g.channels;
     const int64_t rows_per_image = g.out_h * g.out_w;
     const bool pointwise = g.window_h == 1 && g.window_w == 1 && g.stride_h == 1 &&
-                           g.stride_w == 1 && g.pad_top == 0 && g.pad_left == 0;
+                           g.stride_w == 1 && g.pad_top == 0 && g.pad_left == 0 &&
+                           g.out_h == g.in_h && g.out_w == g.in_w;  // no bottom/right padding
     if (pointwise) {  // the input already is the [N*H*W, C] matrix
       OP_REQUIRES_OK(ctx, GemmRowMajor(gpu(), false, false, g.batch * rows_per_image, out_channels,
                                        k, input.data<float>(), filter.data<float>(),

@@ -32,6 +32,13 @@ absl::Status HoldUntilDone(CudaStream& stream, const Tensor& src, const Tensor& 
   return stream.ThenExecute([src, dst](const absl::Status&) {});
 }
 
+// `status` of a copy whose DMA may already be queued on `stream`: on failure, waits until
+// the stream has drained, so that the caller may free the buffers once it has the error.
+absl::Status DrainOnError(CudaStream& stream, absl::Status status) {
+  if (!status.ok()) stream.BlockHostUntilDone().IgnoreError();
+  return status;
+}
+
 }  // namespace
 
 void CudaCopier::CopyDeviceToHostImpl(const Tensor& src, const Tensor& dst,
@@ -46,12 +53,13 @@ void CudaCopier::CopyDeviceToHostImpl(const Tensor& src, const Tensor& dst,
   if (IsPinned(dst.raw_data())) {
     status = d2h->MemcpyDeviceToHost(dst.raw_data(), src.raw_data(), src.TotalBytes());
     if (status.ok()) {
-      // The callback runs on a CUDA thread, which may call no CUDA API: hop to the pool.
+      // `done` continues the step (it may run kernels): on the pool, not on the stream's
+      // callback thread, which the stream's later callbacks wait for.
       status = d2h->ThenExecute([src, dst, pool, done](const absl::Status& copied) {
         pool->Schedule([copied, done] { done(copied); });
       });
     }
-    if (!status.ok()) done(status);
+    if (!status.ok()) done(DrainOnError(*d2h, status));
     return;
   }
   CudaGpuDevice* device = device_;
@@ -63,16 +71,24 @@ void CudaCopier::CopyDeviceToHostImpl(const Tensor& src, const Tensor& dst,
 
 void CudaCopier::CopyHostToDeviceImpl(const Tensor& src, const Tensor& dst,
                                       StatusCallback done) {
-  CudaStream* h2d = device_->host_to_device_stream();
-  CudaStream* compute = device_->compute_stream();
-  done([&]() -> absl::Status {
-    DFLOW_RETURN_IF_ERROR(device_->Activate());
+  CudaGpuDevice* device = device_;
+  auto copy = [device, src, dst]() -> absl::Status {
+    CudaStream* h2d = device->host_to_device_stream();
+    CudaStream* compute = device->compute_stream();
+    DFLOW_RETURN_IF_ERROR(device->Activate());
     DFLOW_RETURN_IF_ERROR(WaitFor(*h2d, *compute));
-    DFLOW_RETURN_IF_ERROR(
-        device_->h2d_staging()->CopyToDevice(*h2d, dst.raw_data(), src.raw_data(), src.TotalBytes()));
-    DFLOW_RETURN_IF_ERROR(HoldUntilDone(*h2d, src, dst));
+    DFLOW_RETURN_IF_ERROR(DrainOnError(
+        *h2d, device->h2d_staging()->CopyToDevice(*h2d, dst.raw_data(), src.raw_data(),
+                                                  src.TotalBytes())));
+    DFLOW_RETURN_IF_ERROR(DrainOnError(*h2d, HoldUntilDone(*h2d, src, dst)));
     return WaitFor(*compute, *h2d);
-  }());
+  };
+  if (src.TotalBytes() <= PinnedStaging::kDirectMax || IsPinned(src.raw_data())) {
+    return done(copy());
+  }
+  // A big pageable source is staged: its host memcpys last as long as the DMA, so they
+  // run on a pool thread and the executor's thread goes on with other nodes.
+  device_->compute_pool()->Schedule([copy = std::move(copy), done] { done(copy()); });
 }
 
 void CudaCopier::CopyDeviceToDeviceImpl(const Tensor& src, Device* dst_device, const Tensor& dst,
@@ -91,9 +107,9 @@ void CudaCopier::CopyDeviceToDeviceImpl(const Tensor& src, Device* dst_device, c
     // cudaMemcpyDefault under unified addressing: a peer copy between two GPUs (staged
     // by the driver when they have no peer path), a plain copy within one card (virtual
     // devices), and correct for a source in pinned host memory (small Consts) too.
-    DFLOW_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst.raw_data(), src.raw_data(), src.TotalBytes(),
-                                               cudaMemcpyDefault, d2d->handle()));
-    DFLOW_RETURN_IF_ERROR(HoldUntilDone(*d2d, src, dst));
+    DFLOW_RETURN_IF_ERROR(d2d->MemcpyDeviceToDevice(dst.raw_data(), src.raw_data(),
+                                                    src.TotalBytes()));
+    DFLOW_RETURN_IF_ERROR(DrainOnError(*d2d, HoldUntilDone(*d2d, src, dst)));
     DFLOW_RETURN_IF_ERROR(receiver->Activate());
     absl::Status waited = WaitFor(*receiver->compute_stream(), *d2d);
     DFLOW_RETURN_IF_ERROR(device_->Activate());

@@ -8,7 +8,8 @@
 //    overlapped), and `done` runs there. Either way `done` means the bytes are on the host.
 //  - host -> device: the host_to_device stream waits for the compute stream (the fresh
 //    `dst` may be memory that queued compute work still uses), the bytes go through
-//    PinnedStaging (pipelined; pinned or small sources directly), then the COMPUTE stream
+//    PinnedStaging (pipelined, on a pool thread; pinned or small sources directly, on the
+//    caller's thread), then the COMPUTE stream
 //    waits (on the device) for an event recorded after the copy, and `done` is called at
 //    once. Device-side completion, as TF does: every reader of a GPU tensor is a kernel
 //    on that compute stream or a copy that first waits for it.

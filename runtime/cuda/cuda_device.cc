@@ -12,6 +12,7 @@
 #include "runtime/cuda/cuda_status.h"
 #include "runtime/cuda/cuda_sub_allocator.h"
 #include "runtime/cuda/scoped_activate_device.h"
+#include "runtime/cuda/pinned_host_allocator.h"
 
 namespace dflow::cuda {
 
@@ -60,12 +61,6 @@ absl::Status CudaGpuDevice::Init() {
   bfc.allow_growth = options_.allow_growth;
   allocator_ = std::make_unique<BfcAllocator>(std::make_unique<CudaSubAllocator>(options_.ordinal),
                                               std::move(bfc));
-  BfcOptions host;
-  host.name = "gpu_host_bfc";
-  host.memory_limit = static_cast<size_t>(CudaGpuOptions::kHostMemoryLimit);
-  host.allow_growth = true;
-  host_allocator_ =
-      std::make_unique<BfcAllocator>(std::make_unique<PinnedHostSubAllocator>(), std::move(host));
   DFLOW_ASSIGN_OR_RETURN(h2d_staging_, PinnedStaging::Create(options_.ordinal));
   DFLOW_ASSIGN_OR_RETURN(d2h_staging_, PinnedStaging::Create(options_.ordinal));
   copier_ = std::make_unique<CudaCopier>(this);
@@ -100,9 +95,10 @@ CudaGpuDevice::~CudaGpuDevice() {
   copier_.reset();
   h2d_staging_.reset();
   d2h_staging_.reset();
-  host_allocator_.reset();
   allocator_.reset();
 }
+
+BfcAllocator* CudaGpuDevice::host_allocator() { return ProcessPinnedHostAllocator(); }
 
 absl::Status CudaGpuDevice::Activate() const {
   DFLOW_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.ordinal));

@@ -6,8 +6,9 @@
 //  - memory: a BfcAllocator "GPU_<tf_id>_bfc" over cudaMalloc (CudaSubAllocator) with the
 //    logical GPU's limit and allow_growth (runtime/gpu_options.h computed them from
 //    cudaMemGetInfo); several logical GPUs of one card (virtual devices) each have one;
-//  - host_allocator(): page-locked host memory for copies, a BfcAllocator "gpu_host_bfc"
-//    over cudaHostAlloc that grows on demand up to 64 GiB (TF's default host limit);
+//  - host_allocator(): page-locked host memory for copies and HostMemory outputs, the
+//    process-wide "gpu_host_bfc" (pinned_host_allocator.h), so fetched results outlive
+//    the session;
 //  - four CudaStreams (compute, host_to_device, device_to_host, device_to_device). Kernels
 //    enqueue on the compute stream only; copies use the others and order themselves
 //    against the compute stream with events;
@@ -22,7 +23,7 @@
 // for an event recorded on the compute stream. Copies keep their tensors alive until done.
 //
 // Destruction: the streams drain first, then the cuBLAS handle, then the allocators.
-// REQUIRES: no tensor from allocator() or host_allocator() outlives the device.
+// REQUIRES: no tensor from allocator() outlives the device.
 // This header includes no CUDA header. Thread-safety: as Device.
 #ifndef DFLOW_RUNTIME_CUDA_CUDA_DEVICE_H_
 #define DFLOW_RUNTIME_CUDA_CUDA_DEVICE_H_
@@ -46,8 +47,6 @@ struct cublasContext;  // cublasHandle_t is cublasContext*.
 namespace dflow::cuda {
 
 struct CudaGpuOptions {
-  static constexpr int64_t kHostMemoryLimit = int64_t{64} << 30;
-
   int tf_id = 0;
   int ordinal = 0;            // CUDA device ordinal (after CUDA_VISIBLE_DEVICES)
   int64_t memory_limit = 0;   // BFC limit in bytes; must be > 0
@@ -64,7 +63,7 @@ class CudaGpuDevice final : public Device {
   ~CudaGpuDevice() override;
 
   BfcAllocator* allocator() override { return allocator_.get(); }
-  BfcAllocator* host_allocator() { return host_allocator_.get(); }
+  BfcAllocator* host_allocator() override;
   ThreadPool* compute_pool() override { return pool_; }
   bool IsAccelerator() const override { return true; }
   // Waits for every stream; the first error as INTERNAL "GPU sync failed: ...".
@@ -96,7 +95,6 @@ class CudaGpuDevice final : public Device {
   ThreadPool* const pool_;
   // Declared before the streams so that the streams are destroyed first.
   std::unique_ptr<BfcAllocator> allocator_;
-  std::unique_ptr<BfcAllocator> host_allocator_;
   std::unique_ptr<PinnedStaging> h2d_staging_;
   std::unique_ptr<PinnedStaging> d2h_staging_;
   std::unique_ptr<CudaStream> compute_;

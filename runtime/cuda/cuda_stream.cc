@@ -2,6 +2,10 @@
 
 #include <cuda_runtime.h>
 
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -46,6 +50,67 @@ class CudaStreamState {
   int64_t failed_at_ ABSL_GUARDED_BY(mu_) = kUnknownPosition;
 };
 
+// Runs a stream's ThenExecute callbacks, in stream order, on a thread of its own. CUDA
+// calls its stream callbacks on an internal thread that must call no CUDA API and must
+// not block on anything that waits for the GPU; a dflow callback does both (it releases
+// tensors, whose allocator may cudaFree, and may launch kernels). So the CUDA callback
+// only posts here, which takes a mutex that nothing holds across a CUDA call.
+class CallbackWorker {
+ public:
+  CallbackWorker() : thread_([this] { Loop(); }) {}
+  ~CallbackWorker() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    work_ready_.notify_one();
+    thread_.join();
+  }
+
+  void Post(std::function<void()> fn) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      queue_.push_back(std::move(fn));
+    }
+    work_ready_.notify_one();
+  }
+
+  // Blocks until `count` callbacks have run (and released their captures).
+  void WaitUntilFinished(int64_t count) {
+    std::unique_lock<std::mutex> lock(mu_);
+    work_done_.wait(lock, [this, count] { return finished_ >= count; });
+  }
+
+ private:
+  void Loop() {
+    while (true) {
+      std::function<void()> fn;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        work_ready_.wait(lock, [this] { return !queue_.empty() || stopping_; });
+        if (queue_.empty()) return;  // stopping, and drained
+        fn = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      fn();
+      fn = nullptr;  // captures go before the callback counts as finished
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++finished_;
+      }
+      work_done_.notify_all();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable work_ready_;
+  std::condition_variable work_done_;
+  std::deque<std::function<void()>> queue_;  // guarded by mu_, as are the two below
+  int64_t finished_ = 0;
+  bool stopping_ = false;
+  std::thread thread_;  // last: starts once the members above exist
+};
+
 namespace {
 
 // The closures handed to cudaLaunchHostFunc. Each is heap-allocated by the enqueuing
@@ -58,6 +123,7 @@ struct HostFunctionCall {
 
 struct CallbackCall {
   std::shared_ptr<CudaStreamState> state;
+  CallbackWorker* worker;  // outlives the call: ~CudaStream waits for every callback
   std::function<void(const absl::Status&)> callback;
 };
 
@@ -68,17 +134,32 @@ void CUDART_CB RunHostFunction(void* arg) {
   if (!result.ok()) call->state->Fail(std::move(result), call->number);
 }
 
-void CUDART_CB RunCallback(void* arg) {
-  std::unique_ptr<CallbackCall> call(static_cast<CallbackCall*>(arg));
-  call->callback(call->state->status());
+// A stream callback (cudaStreamAddCallback): CUDA calls it exactly once, also after a
+// device error, passing that error. It only posts the dflow callback to the worker.
+void CUDART_CB RunCallback(cudaStream_t, cudaError_t cuda_status, void* arg) {
+  CallbackCall* call = static_cast<CallbackCall*>(arg);
+  call->worker->Post([call, cuda_status] {
+    std::unique_ptr<CallbackCall> owned(call);
+    if (cuda_status != cudaSuccess) {
+      // A device error has no known place in the stream; it fails the stream from now on.
+      owned->state->Fail(CudaErrorToStatus(cuda_status, "work queued before a stream callback",
+                                           __FILE__, __LINE__),
+                         CudaStreamState::kUnknownPosition);
+    }
+    owned->callback(owned->state->status());
+  });
 }
 
 // Hands `call` to the stream; ownership passes to the trampoline only if the launch
 // succeeded.
-template <typename Call>
-absl::Status LaunchHostCall(cudaStream_t stream, cudaHostFn_t trampoline,
-                            std::unique_ptr<Call> call) {
-  DFLOW_CUDA_RETURN_IF_ERROR(cudaLaunchHostFunc(stream, trampoline, call.get()));
+absl::Status LaunchHostCall(cudaStream_t stream, std::unique_ptr<HostFunctionCall> call) {
+  DFLOW_CUDA_RETURN_IF_ERROR(cudaLaunchHostFunc(stream, &RunHostFunction, call.get()));
+  call.release();
+  return absl::OkStatus();
+}
+
+absl::Status LaunchCallback(cudaStream_t stream, std::unique_ptr<CallbackCall> call) {
+  DFLOW_CUDA_RETURN_IF_ERROR(cudaStreamAddCallback(stream, &RunCallback, call.get(), 0));
   call.release();
   return absl::OkStatus();
 }
@@ -146,12 +227,13 @@ CudaStream::CudaStream(int device_ordinal, Kind kind, CudaStreamHandle stream)
     : Stream(kind, absl::StrCat("GPU:", device_ordinal, "/", StreamKindName(kind))),
       device_ordinal_(device_ordinal),
       stream_(std::move(stream)),
-      state_(std::make_shared<CudaStreamState>()) {}
+      state_(std::make_shared<CudaStreamState>()),
+      worker_(std::make_unique<CallbackWorker>()) {}
 
 CudaStream::~CudaStream() {
   // Queued host functions point at state_ (shared, so that is safe) and at whatever their
   // closures captured; draining keeps the promise that they run before the owner goes.
-  Synchronize(stream_.get()).IgnoreError();
+  BlockHostUntilDoneImpl().IgnoreError();
 }
 
 absl::Status CudaStream::status() const { return state_->status(); }
@@ -169,7 +251,7 @@ absl::Status CudaStream::EnqueueHostFunctionImpl(std::function<absl::Status()> f
   const int64_t number = host_functions_enqueued_ + 1;
   auto call = std::make_unique<HostFunctionCall>(HostFunctionCall{state_, number, std::move(fn)});
   DFLOW_RETURN_IF_ERROR(
-      FailOnError(LaunchHostCall(stream_.get(), &RunHostFunction, std::move(call))));
+      FailOnError(LaunchHostCall(stream_.get(), std::move(call))));
   host_functions_enqueued_ = number;
   return absl::OkStatus();
 }
@@ -202,12 +284,21 @@ absl::Status CudaStream::WaitForImpl(Event& event) {
 absl::Status CudaStream::ThenExecuteImpl(std::function<void(const absl::Status&)> callback) {
   absl::MutexLock lock(&enqueue_mu_);
   DFLOW_RETURN_IF_ERROR(state_->status());
-  auto call = std::make_unique<CallbackCall>(CallbackCall{state_, std::move(callback)});
-  return FailOnError(LaunchHostCall(stream_.get(), &RunCallback, std::move(call)));
+  auto call = std::make_unique<CallbackCall>(CallbackCall{state_, worker_.get(), std::move(callback)});
+  DFLOW_RETURN_IF_ERROR(FailOnError(LaunchCallback(stream_.get(), std::move(call))));
+  ++callbacks_enqueued_;
+  return absl::OkStatus();
 }
 
 absl::Status CudaStream::BlockHostUntilDoneImpl() {
+  int64_t callbacks = 0;
+  {
+    absl::MutexLock lock(&enqueue_mu_);
+    callbacks = callbacks_enqueued_;
+  }
   absl::Status synchronized = Synchronize(stream_.get());
+  // Every callback enqueued so far has been posted (CUDA's part ran); wait for ours.
+  worker_->WaitUntilFinished(callbacks);
   // An asynchronous CUDA error has no known place in the stream; the first error wins.
   if (!synchronized.ok()) state_->Fail(synchronized, CudaStreamState::kUnknownPosition);
   return state_->status();

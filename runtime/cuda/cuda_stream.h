@@ -1,8 +1,12 @@
 // CudaStream and CudaEvent: Stream and Event over cudaStream_t and cudaEvent_t.
 //
 // How each Stream operation maps onto CUDA:
-//  - EnqueueHostFunction, ThenExecute: cudaLaunchHostFunc. The closure runs on a CUDA
-//    runtime thread in stream order; it must not call CUDA APIs (CUDA forbids it).
+//  - EnqueueHostFunction: cudaLaunchHostFunc. The closure runs on a CUDA runtime thread
+//    in stream order, holding the stream; it must not call CUDA APIs (CUDA forbids it).
+//  - ThenExecute: cudaStreamAddCallback, which CUDA calls exactly once, also after a
+//    device error (whose status the callback then receives). CUDA's thread only posts the
+//    callback to this stream's callback thread, which runs callbacks in stream order and
+//    may call CUDA (release tensors whose allocator frees memory, launch kernels).
 //  - Memcpy*: cudaMemcpyAsync with cudaMemcpyDefault. Stream::MemcpyImpl does not carry
 //    the direction, and with unified virtual addressing (every 64-bit CUDA platform) the
 //    driver infers the right kind from the pointers, so H2D, D2H and D2D are all correct
@@ -11,7 +15,8 @@
 //    device-to-pageable copy returns only once it is done.
 //  - RecordEvent: a new event (cudaEventDisableTiming) recorded with cudaEventRecord.
 //  - WaitFor: cudaStreamWaitEvent, a device-side wait; the calling thread returns at once.
-//  - BlockHostUntilDone: cudaStreamSynchronize.
+//  - BlockHostUntilDone: cudaStreamSynchronize, then waits for the callback thread to
+//    have run every callback enqueued before the call.
 //
 // Sticky errors. The GPU knows nothing about host-function errors, so this class keeps
 // them on the host, shared with the in-flight closures: once a host function returns an
@@ -20,9 +25,9 @@
 // queued on the GPU when the host function failed still run. CUDA errors (from any call,
 // or reported asynchronously by cudaStreamSynchronize) are converted once, by
 // DFLOW_CUDA_RETURN_IF_ERROR, and an asynchronous one makes the stream fail as well.
-// After a CUDA *context* error, CUDA no longer calls host functions at all, so pending
-// callbacks are never called (and their closures are leaked); such errors are fatal to
-// the process's use of that GPU anyway.
+// After a CUDA *context* error, CUDA no longer calls host functions (their closures are
+// leaked), but it still calls stream callbacks, with the error: a copy waiting on one
+// completes with that error instead of hanging its step.
 //
 // Ownership: CUDA handles live in move-only RAII owners (CudaStreamHandle,
 // CudaEventHandle). A CudaEvent shares the host-side error state of the stream that
@@ -32,8 +37,9 @@
 // This header does not include CUDA headers: CUstream_st and CUevent_st are the structs
 // behind cudaStream_t and cudaEvent_t, so `handle()` returns exactly those types.
 //
-// Thread-safety: every method may be called from any thread except from this stream's own
-// host functions and callbacks, which may call no CUDA API.
+// Thread-safety: every method may be called from any thread, and from this stream's
+// callbacks (not from its host functions, which may call no CUDA API), except
+// BlockHostUntilDone and the destructor, which would wait for themselves.
 #ifndef DFLOW_RUNTIME_CUDA_CUDA_STREAM_H_
 #define DFLOW_RUNTIME_CUDA_CUDA_STREAM_H_
 
@@ -67,6 +73,8 @@ using CudaEventHandle = std::unique_ptr<CUevent_st, CudaEventDeleter>;
 // Host-side sticky-error state of one CudaStream, shared with its queued host functions
 // and its events. Defined in cuda_stream.cc.
 class CudaStreamState;
+// The thread that runs a CudaStream's ThenExecute callbacks. Defined in cuda_stream.cc.
+class CallbackWorker;
 
 // A point in a CudaStream's queue. Created only by CudaStream::RecordEvent.
 class CudaEvent final : public Event {
@@ -133,6 +141,9 @@ class CudaStream final : public Stream {
   // so a launch blocked on a full CUDA queue cannot deadlock with them.
   absl::Mutex enqueue_mu_;
   int64_t host_functions_enqueued_ ABSL_GUARDED_BY(enqueue_mu_) = 0;
+  int64_t callbacks_enqueued_ ABSL_GUARDED_BY(enqueue_mu_) = 0;
+  // Destroyed (its thread joined) after the destructor has waited for every callback.
+  const std::unique_ptr<CallbackWorker> worker_;
 };
 
 }  // namespace dflow::cuda

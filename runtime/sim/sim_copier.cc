@@ -68,7 +68,7 @@ void SimGpuCopier::CopyDeviceToDeviceImpl(const Tensor& src, Device* dst_device,
   }
   // Staged through host memory: the staging buffer lives until the second copy is done.
   absl::StatusOr<Tensor> staging =
-      Tensor::Allocate(ProcessCpuAllocator(), src.dtype(), src.shape());
+      Tensor::Allocate(device_->host_allocator(), src.dtype(), src.shape());
   if (!staging.ok()) return done(staging.status());
   Tensor host = *std::move(staging);
   CopyDeviceToHost(src, host,

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/sim/sim_copier.h"
+#include "runtime/sim/sim_host_allocator.h"
 
 namespace dflow::sim {
 namespace {
@@ -75,6 +76,8 @@ SimGpuDevice::SimGpuDevice(int tf_id, ThreadPool* pool, SimGpuOptions options, i
 }
 
 DeviceCopier* SimGpuDevice::copier() { return copier_.get(); }
+
+BfcAllocator* SimGpuDevice::host_allocator() { return ProcessSimHostAllocator(); }
 
 SimGpuDevice::~SimGpuDevice() {
   // Streams first: their queued work may still use device memory.

@@ -6,6 +6,7 @@
 //    over host memory standing in for the card's memory (a HostSubAllocator with the card's
 //    total as capacity, shared by all logical GPUs carved from one simulated card);
 //  - four SimStreams: compute, host_to_device, device_to_host, device_to_device;
+//  - host_allocator(): ProcessSimHostAllocator(), like a CUDA GPU's pinned host memory;
 //  - copier(): a SimGpuCopier (sim_copier.h) copying on those streams with TF's ordering;
 //  - compute_pool(): the session's pool (borrowed);
 //  - DeviceAttributes: memory_limit = the BFC limit, physical_device_desc
@@ -78,6 +79,8 @@ class SimGpuDevice final : public Device {
   ThreadPool* compute_pool() override { return pool_; }
   bool IsAccelerator() const override { return true; }
   DeviceCopier* copier() override;
+  // ProcessSimHostAllocator() (sim_host_allocator.h): the stand-in for pinned host memory.
+  BfcAllocator* host_allocator() override;
   // Waits for every stream; returns the first stream error (INTERNAL "GPU sync failed: ...").
   absl::Status Sync() override;
 

@@ -221,6 +221,9 @@ TEST_CASE("GPU to GPU: a peer copy on the sender's d2d stream, else staged throu
     CHECK_FALSE(result.done.HasBeenNotified());
   }
   REQUIRE(result.Wait().ok());
+  // `done` has run, but the sender's stream may still hold `dst` (the receiver's memory)
+  // until its callback returns; drain it before the receiver, declared later, goes first.
+  REQUIRE(sender.Sync().ok());
   CHECK(AllEqual(dst, 9.f));
   // Peer: one copy, on the sender. Staged: device->host on the sender, host->device on
   // the receiver.

@@ -15,6 +15,7 @@
 #include "graph/scope.h"
 #include "runtime/sim/sim_copier.h"
 #include "runtime/sim/sim_device.h"
+#include "runtime/sim/sim_host_allocator.h"
 #include "session/session.h"
 #include "tests/testing/scoped_env.h"
 
@@ -72,11 +73,36 @@ TEST_CASE("A GPU result reaches the CPU through the GPU's device_to_host copy",
   std::vector<Tensor> out;
   REQUIRE(session->Run({}, {"c"}, {}, &out).ok());
   CHECK(Floats(out[0]) == std::vector<float>{7, 10, 15, 22});
-  // The fetched tensor is host memory, not the GPU's.
-  CHECK(out[0].buffer()->allocator() == ProcessCpuAllocator());
+  // The fetched tensor is host memory, not the GPU's: the GPUs' page-locked host memory
+  // (its stand-in), as a CUDA fetch lands there in one DMA.
+  CHECK(out[0].buffer()->allocator() == sim::ProcessSimHostAllocator());
   CHECK(CopiesOn(*session, 0) == 1);
   REQUIRE(session->Run({}, {"c"}, {}, &out).ok());
   CHECK(CopiesOn(*session, 0) == 2);
+}
+
+TEST_CASE("A fetched GPU result outlives its session and returns its memory when dropped",
+          "[gpu_copy]") {
+  ScopedEnv gpus("DFLOW_SIMULATED_GPUS", "2:64");
+  ScopedEnv knobs("DFLOW_SIMULATED_GPU_OPTIONS", std::nullopt);
+  BfcAllocator* host = sim::ProcessSimHostAllocator();
+  const int64_t in_use_before = host->GetStats().bytes_in_use;
+  std::vector<Tensor> out;
+  {
+    Scope root = Scope::NewRootScope();
+    Output a = Const(root.WithDevice("/gpu:1").WithOpName("a"),
+                     Input::Initializer(std::vector<float>(1 << 16, 0.5f), {256, 256}));
+    MatMul(root.WithDevice("/gpu:1").WithOpName("c"), a, a);
+    std::unique_ptr<Session> session = SessionFor(root);
+    REQUIRE(session->Run({}, {"c"}, {}, &out).ok());
+    REQUIRE(session->Close().ok());
+  }  // the session and its simulated GPUs are gone
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].buffer()->allocator() == host);
+  CHECK(host->GetStats().bytes_in_use >= in_use_before + 256 * 256 * 4);
+  for (float v : Floats(out[0])) REQUIRE(v == 64.f);  // 256 * 0.5 * 0.5
+  out.clear();
+  CHECK(host->GetStats().bytes_in_use == in_use_before);
 }
 
 TEST_CASE("GPU to GPU: one copy per destination, peer or staged through the host",
