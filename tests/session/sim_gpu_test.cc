@@ -79,6 +79,55 @@ TEST_CASE("MatMul prefers a simulated GPU and gives [[22,28],[49,64]]", "[sim_gp
   CHECK(ValuesOf<float>(out[0]) == std::vector<float>{22, 28, 49, 64});
 }
 
+// The seed's manual placement: constants pinned to the CPU, the MatMul left to the
+// placer. It goes to GPU:0 and each constant crosses once, as a _Recv on GPU:0.
+TEST_CASE("Constants pinned to /cpu:0 feed a MatMul placed on GPU:0 through two _Recv",
+          "[sim_gpu]") {
+  ScopedEnv env("DFLOW_SIMULATED_GPUS", "1");
+  Scope root = Scope::NewRootScope();
+  Scope cpu = root.WithDevice("/cpu:0");
+  Output a = Const(cpu.WithOpName("a"), {{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
+  Output b = Const(cpu.WithOpName("b"), {{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}});
+  Output c = MatMul(root.WithOpName("c"), a, b);
+  auto session = ClientSession::Create(root);
+  REQUIRE(session.ok());
+  RunOptions options;
+  options.set_output_partition_graphs(true);
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  absl::Status status = (*session)->Run(options, {}, {c}, {}, &out, &metadata);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  CHECK(out[0].shape() == TensorShape({2, 2}));
+  CHECK(ValuesOf<float>(out[0]) == std::vector<float>{22, 28, 49, 64});
+  Session* s = (*session)->session();
+  CHECK(DeviceOf(s, "a") == kCpu0);
+  CHECK(DeviceOf(s, "b") == kCpu0);
+  CHECK(DeviceOf(s, "c") == std::string(kGpuPrefix) + "0");
+
+  const std::string gpu0 = std::string(kGpuPrefix) + "0";
+  int gpu_partitions = 0, gpu_recvs = 0, gpu_matmuls = 0;
+  for (const GraphDef& partition : metadata.partition_graphs()) {
+    bool on_gpu0 = false;
+    for (const NodeDef& node : partition.node()) on_gpu0 |= node.device() == gpu0;
+    if (!on_gpu0) continue;
+    ++gpu_partitions;
+    for (const NodeDef& node : partition.node()) {
+      CHECK(node.device() == gpu0);
+      if (node.op() == "_Recv") {
+        ++gpu_recvs;
+        auto from = node.attr().find("send_device");
+        REQUIRE(from != node.attr().end());
+        CHECK(from->second.s() == kCpu0);
+      }
+      gpu_matmuls += node.op() == "MatMul";
+    }
+  }
+  CHECK(gpu_partitions == 1);
+  CHECK(gpu_recvs == 2);
+  CHECK(gpu_matmuls == 1);
+}
+
 TEST_CASE("Towers on /gpu:2 and /gpu:3 summed on /cpu:0 give [[44,56],[98,128]]",
           "[sim_gpu]") {
   ScopedEnv env("DFLOW_SIMULATED_GPUS", "4:1024");
