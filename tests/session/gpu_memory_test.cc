@@ -1,8 +1,10 @@
 // GPU memory options through a Session on simulated GPUs: the memory fraction caps what
 // a step may allocate, out of memory is RESOURCE_EXHAUSTED at once naming the node,
 // shape, dtype and device with the allocator's state, the session keeps working, and
-// virtual devices each get their own limit.
+// virtual devices each get their own limit; allow_growth (and TF_FORCE_GPU_ALLOW_GROWTH)
+// take the card's memory a region at a time instead of reserving the whole limit.
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -10,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "graph/ops.h"
 #include "graph/scope.h"
+#include "runtime/sim/sim_device.h"
 #include "session/client_session.h"
 #include "tests/testing/scoped_env.h"
 
@@ -49,6 +52,15 @@ TEST_CASE("per_process_gpu_memory_fraction caps a step; OOM names node, shape an
           "[gpu_memory][sim_gpu]") {
   ScopedEnv env("DFLOW_SIMULATED_GPUS", "1:64");
   FillGraph too_big("/gpu:0", 20);  // 20 MiB > 25% of 64 MiB
+  // Built in the same scope, so one session holds both the failing and the fitting step.
+  // (6 MiB, not 8: like TF's BFC, a free chunk is split only when it is at least twice
+  // the request, so 8 MiB would take the whole 16 MiB region minus the small constants.)
+  Scope fits_scope = too_big.root.NewSubScope("fits").WithDevice("/gpu:0");
+  Output fits_dims = Const(fits_scope.WithOpName("dims"), Vector(6 * kMiB / 4));
+  Output fits_big =
+      Fill(fits_scope.WithOpName("big"), fits_dims, Const(fits_scope.WithOpName("one"), 1.0f));
+  Output fits_total =
+      Sum(fits_scope.WithOpName("total"), fits_big, Const(fits_scope.WithOpName("axis"), Vector(0)));
   auto session = ClientSession::Create(too_big.root, WithFraction(0.25));
   REQUIRE(session.ok());
   std::vector<Tensor> out;
@@ -61,20 +73,68 @@ TEST_CASE("per_process_gpu_memory_fraction caps a step; OOM names node, shape an
   CHECK(absl::StrContains(message, "OOM when allocating tensor with shape[5242880] and type "
                                    "float on /job:localhost/replica:0/task:0/device:GPU:0 by "
                                    "allocator GPU_0_bfc"));
-  CHECK(absl::StrContains(message, "Limit 16.00MiB"));
   CHECK(absl::StrContains(message, "{{node big}}"));
+  // The allocator's state (BfcAllocator::DescribeState): limit, in use, largest free chunk.
+  CHECK(absl::StrContains(message, "Limit 16.00MiB"));
+  CHECK(absl::StrContains(message, "; in use "));
+  CHECK(absl::StrContains(message, "; largest free chunk "));
+  CHECK(absl::StrContains(message, "Allocator (GPU_0_bfc) ran out of memory trying to allocate "
+                                   "20.00MiB"));
 
-  // The same session runs a step that fits, and runs the failing one's error again.
-  // (6 MiB, not 8: like TF's BFC, a free chunk is split only when it is at least twice
-  // the request, so 8 MiB would take the whole 16 MiB region minus the small constants.)
-  FillGraph fits("/gpu:0", 6);
-  auto small = ClientSession::Create(fits.root, WithFraction(0.25));
-  REQUIRE(small.ok());
-  absl::Status fits_status = (*small)->Run({fits.total}, &out);
+  // The SAME session then runs a step that fits, and the failing one fails again.
+  absl::Status fits_status = (*session)->Run({fits_total}, &out);
   UNSCOPED_INFO(fits_status.ToString());
   REQUIRE(fits_status.ok());
   CHECK(out[0].scalar<float>() == static_cast<float>(6 * kMiB / 4));
   CHECK((*session)->Run({too_big.total}, &out).code() == absl::StatusCode::kResourceExhausted);
+  REQUIRE((*session)->Run({fits_total}, &out).ok());
+  CHECK(out[0].scalar<float>() == static_cast<float>(6 * kMiB / 4));
+}
+
+// Bytes the simulated card behind `session`'s GPU:0 has handed to its BFC allocator.
+size_t CardBytes(ClientSession& session) {
+  absl::StatusOr<Device*> gpu = session.session()->devices().Lookup("GPU:0");
+  REQUIRE(gpu.ok());
+  auto* sim_gpu = dynamic_cast<sim::SimGpuDevice*>(*gpu);
+  REQUIRE(sim_gpu != nullptr);
+  return sim_gpu->card_memory()->allocated_bytes();
+}
+
+// After one tiny step on GPU:0, how many bytes the card has handed out.
+size_t CardBytesAfterTinyStep(const ConfigProto& config) {
+  Scope root = Scope::NewRootScope();
+  Output tiny = Fill(root.WithOpName("tiny").WithDevice("/gpu:0"),
+                     Const(root.WithOpName("four"), Vector(4)),
+                     Const(root.WithOpName("three"), 3.0f));
+  auto session = ClientSession::Create(root, config);
+  REQUIRE(session.ok());
+  std::vector<Tensor> out;
+  absl::Status status = (*session)->Run({tiny}, &out);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  CHECK(std::vector<float>(out[0].flat<float>().begin(), out[0].flat<float>().end()) ==
+        std::vector<float>{3, 3, 3, 3});
+  return CardBytes(**session);
+}
+
+TEST_CASE("allow_growth starts small; without it the whole limit is reserved; "
+          "TF_FORCE_GPU_ALLOW_GROWTH=true forces growth",
+          "[gpu_memory][sim_gpu]") {
+  ScopedEnv env("DFLOW_SIMULATED_GPUS", "1:64");
+  ScopedEnv unset("TF_FORCE_GPU_ALLOW_GROWTH", std::nullopt);
+  ConfigProto growth = WithFraction(0.5);  // a 32 MiB limit
+  growth.mutable_gpu_options()->set_allow_growth(true);
+  const size_t grown = CardBytesAfterTinyStep(growth);
+  CHECK(grown > 0);
+  CHECK(grown <= size_t{2} * kMiB);
+
+  const ConfigProto reserve = WithFraction(0.5);
+  CHECK(CardBytesAfterTinyStep(reserve) == size_t{32} * kMiB);
+
+  ScopedEnv force("TF_FORCE_GPU_ALLOW_GROWTH", "true");
+  const size_t forced = CardBytesAfterTinyStep(reserve);
+  CHECK(forced > 0);
+  CHECK(forced <= size_t{2} * kMiB);
 }
 
 TEST_CASE("A failed step leaves nothing allocated on the GPU", "[gpu_memory][sim_gpu]") {
