@@ -11,6 +11,8 @@
 #include "runtime/cuda/cuda_probe.h"
 #include "runtime/cuda/cuda_status.h"
 #include "runtime/cuda/cuda_sub_allocator.h"
+#include "runtime/cuda/gpu_selection.h"
+#include "runtime/cuda/scoped_activate_device.h"
 #include "runtime/gpu_options.h"
 
 namespace dflow::cuda {
@@ -22,23 +24,39 @@ std::optional<absl::string_view> GetEnv(const char* name) {
   return absl::string_view(value);
 }
 
-// Lets every pair of GPUs that can reach each other over NVLink/PCIe copy directly
-// (cudaMemcpyPeerAsync then skips the host). Already-enabled pairs are fine.
-absl::Status EnablePeerAccess(int count) {
-  for (int a = 0; a < count; ++a) {
-    for (int b = 0; b < count; ++b) {
+// Lets every pair of used GPUs that can reach each other over NVLink/PCIe copy directly.
+// Only an optimisation: the copier's cudaMemcpyDefault stages through the host without
+// it. So a pair that cannot be enabled (more than 8 peers: cudaErrorTooManyPeers, an
+// unsupported topology, ...) is skipped with a warning, never a session error, and
+// already-enabled pairs (a second session) are fine. The calling thread's current device
+// is restored (ScopedActivateDevice): it may be a thread that runs kernels.
+absl::Status EnablePeerAccess(const std::vector<int>& ordinals,
+                              std::vector<std::string>* warnings) {
+  int failed_pairs = 0;
+  std::string first_failure;
+  for (int a : ordinals) {
+    ScopedActivateDevice device;
+    DFLOW_RETURN_IF_ERROR(device.Activate(a));
+    for (int b : ordinals) {
       if (a == b) continue;
       int can = 0;
-      DFLOW_CUDA_RETURN_IF_ERROR(cudaDeviceCanAccessPeer(&can, a, b));
-      if (!can) continue;
-      DFLOW_CUDA_RETURN_IF_ERROR(cudaSetDevice(a));
-      cudaError_t error = cudaDeviceEnablePeerAccess(b, 0);
-      if (error == cudaErrorPeerAccessAlreadyEnabled) {
+      if (cudaDeviceCanAccessPeer(&can, a, b) != cudaSuccess) {
         cudaGetLastError();
-      } else if (error != cudaSuccess) {
-        return CudaErrorToStatus(error, "cudaDeviceEnablePeerAccess", __FILE__, __LINE__);
+        continue;
+      }
+      if (!can) continue;
+      const cudaError_t error = cudaDeviceEnablePeerAccess(b, 0);
+      if (error == cudaSuccess) continue;
+      cudaGetLastError();  // clear it: later calls must not report it
+      if (error != cudaErrorPeerAccessAlreadyEnabled && failed_pairs++ == 0) {
+        first_failure = absl::StrCat("GPU ", a, " -> GPU ", b, ": ", cudaGetErrorName(error));
       }
     }
+  }
+  if (failed_pairs > 0) {  // one line, not one per pair (16 GPUs: 120+ pairs)
+    warnings->push_back(absl::StrCat("No direct peer access for ", failed_pairs,
+                                     " GPU pair(s) (first: ", first_failure,
+                                     "); copies between them go through host memory"));
   }
   return absl::OkStatus();
 }
@@ -59,20 +77,23 @@ absl::Status AddCudaGpus(const ConfigProto& config, ThreadPool* pool,
                          std::vector<std::string>* warnings) {
   DFLOW_ASSIGN_OR_RETURN(int count, RealGpuCount());
   if (count == 0) return absl::OkStatus();
-  std::vector<PhysicalGpuMemory> physical;
-  for (int ordinal = 0; ordinal < count; ++ordinal) {
-    DFLOW_ASSIGN_OR_RETURN(CudaMemoryInfo info, GetCudaMemoryInfo(ordinal));
-    physical.push_back(PhysicalGpuMemory{info.total_bytes, info.free_bytes});
-  }
   std::optional<int> device_count_gpu;
   if (auto it = config.device_count().find("GPU"); it != config.device_count().end()) {
     device_count_gpu = it->second;
+  }
+  // Only the GPUs the session uses get a context (cudaMemGetInfo creates one).
+  DFLOW_ASSIGN_OR_RETURN(std::vector<int> used,
+                         UsedPhysicalGpus(config.gpu_options(), device_count_gpu, count));
+  std::vector<PhysicalGpuMemory> physical(count);
+  for (int ordinal : used) {
+    DFLOW_ASSIGN_OR_RETURN(CudaMemoryInfo info, GetCudaMemoryInfo(ordinal));
+    physical[ordinal] = PhysicalGpuMemory{info.total_bytes, info.free_bytes};
   }
   DFLOW_ASSIGN_OR_RETURN(LogicalGpuPlan plan,
                          ComputeLogicalGpus(config.gpu_options(), device_count_gpu, physical,
                                             GetEnv("TF_FORCE_GPU_ALLOW_GROWTH")));
   for (const std::string& warning : plan.warnings) warnings->push_back(warning);
-  DFLOW_RETURN_IF_ERROR(EnablePeerAccess(count));
+  DFLOW_RETURN_IF_ERROR(EnablePeerAccess(used, warnings));
   const std::optional<absl::string_view> tf32 = GetEnv(kAllowTf32Env);
   for (const LogicalGpu& gpu : plan.gpus) {
     CudaGpuOptions options;

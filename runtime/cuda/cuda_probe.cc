@@ -4,20 +4,27 @@
 
 namespace dflow::cuda {
 
+bool CudaErrorMeansNoGpu(int cuda_error) {
+  switch (static_cast<cudaError_t>(cuda_error)) {
+    case cudaErrorInitializationError:         // 3: the driver failed to initialize
+    case cudaErrorStubLibrary:                 // 34: the toolkit's stub libcuda, no driver
+    case cudaErrorInsufficientDriver:          // 35: no driver, or older than the runtime
+    case cudaErrorNoDevice:                    // 100
+    case cudaErrorSystemDriverMismatch:        // 803: libcuda and kernel module differ
+    case cudaErrorCompatNotSupportedOnDevice:  // 804: forward compatibility unsupported
+      return true;
+    default:
+      return false;
+  }
+}
+
 absl::StatusOr<int> CountCudaDevices() {
   int count = 0;
-  cudaError_t error = cudaGetDeviceCount(&count);
-  switch (error) {
-    case cudaSuccess:
-      return count;
-    case cudaErrorNoDevice:
-    case cudaErrorInsufficientDriver:  // 35: no driver installed
-    case cudaErrorInitializationError:
-      cudaGetLastError();  // clear the sticky error for later calls
-      return 0;
-    default:
-      return CudaErrorToStatus(error, "cudaGetDeviceCount", __FILE__, __LINE__);
-  }
+  const cudaError_t error = cudaGetDeviceCount(&count);
+  if (error == cudaSuccess) return count;
+  cudaGetLastError();  // not sticky: keep it out of the next call's result
+  if (CudaErrorMeansNoGpu(error)) return 0;
+  return CudaErrorToStatus(error, "cudaGetDeviceCount", __FILE__, __LINE__);
 }
 
 std::string LinkedLibraryVersions() {

@@ -1,5 +1,7 @@
 #include <cstdlib>
 
+#include <cuda_runtime.h>
+
 #include <catch2/catch.hpp>
 
 #include "absl/strings/match.h"
@@ -15,6 +17,22 @@ TEST_CASE("Counting CUDA devices never fails, whatever the machine has", "[runti
   CHECK(*count >= 0);
   // Asking twice gives the same answer (the no-driver error is not sticky).
   CHECK(*CountCudaDevices() == *count);
+}
+
+TEST_CASE("No driver, a stub libcuda or a driver mismatch mean zero GPUs",
+          "[runtime][cuda_probe]") {
+  for (cudaError_t error : {cudaErrorNoDevice, cudaErrorInsufficientDriver, cudaErrorStubLibrary,
+                            cudaErrorInitializationError, cudaErrorSystemDriverMismatch,
+                            cudaErrorCompatNotSupportedOnDevice}) {
+    INFO(cudaGetErrorName(error));
+    CHECK(CudaErrorMeansNoGpu(error));
+  }
+  // Real failures stay errors.
+  for (cudaError_t error : {cudaSuccess, cudaErrorMemoryAllocation, cudaErrorInvalidValue,
+                            cudaErrorIllegalAddress, cudaErrorTooManyPeers, cudaErrorUnknown}) {
+    INFO(cudaGetErrorName(error));
+    CHECK_FALSE(CudaErrorMeansNoGpu(error));
+  }
 }
 
 TEST_CASE("cuBLAS and the CUDA runtime are linked in", "[runtime][cuda_probe]") {
