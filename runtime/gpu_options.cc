@@ -159,6 +159,28 @@ absl::StatusOr<LogicalGpuPlan> ComputeLogicalGpus(
   return plan;
 }
 
+std::vector<int> CudaVisibleCards(std::optional<absl::string_view> env, int num_cards) {
+  std::vector<int> cards;
+  if (!env.has_value()) {
+    for (int i = 0; i < num_cards; ++i) cards.push_back(i);
+    return cards;
+  }
+  if (absl::StripAsciiWhitespace(*env).empty()) return cards;
+  std::vector<bool> seen(std::max(0, num_cards), false);
+  for (absl::string_view entry : absl::StrSplit(*env, ',')) {
+    const absl::string_view stripped = absl::StripAsciiWhitespace(entry);
+    int index = 0;
+    // CUDA stops at the first entry it cannot use rather than failing.
+    if (stripped.empty() || stripped[0] == '+' || !absl::SimpleAtoi(stripped, &index) ||
+        index < 0 || index >= num_cards || seen[index]) {
+      break;
+    }
+    seen[index] = true;
+    cards.push_back(index);
+  }
+  return cards;
+}
+
 absl::StatusOr<SimulatedGpusSpec> ParseSimulatedGpusEnv(absl::string_view value) {
   const absl::string_view stripped = absl::StripAsciiWhitespace(value);
   auto error = [&](absl::string_view why) {

@@ -78,6 +78,15 @@ absl::StatusOr<LogicalGpuPlan> ComputeLogicalGpus(
     const std::vector<PhysicalGpuMemory>& physical,
     std::optional<absl::string_view> force_allow_growth_env);
 
+// CUDA_VISIBLE_DEVICES as the CUDA runtime reads it, for GPUs that CUDA does not filter
+// itself (the simulated ones): the physical cards, in the order the process sees them,
+// out of `num_cards`. nullopt (unset) = all cards in index order; "" = none. The value is
+// a comma list of card indices; as in CUDA, the first entry that is not a non-negative
+// integer below `num_cards` (or repeats an earlier one) ends the list there, so "1,x,0"
+// is just card 1 and "7" (with fewer cards) is no card at all. Surrounding whitespace of
+// each entry is ignored. visible_device_list then indexes this list, not the cards.
+std::vector<int> CudaVisibleCards(std::optional<absl::string_view> env, int num_cards);
+
 // DFLOW_SIMULATED_GPUS: "N" or "N:MiB".
 struct SimulatedGpusSpec {
   static constexpr int64_t kDefaultMiB = 16384;

@@ -48,7 +48,12 @@ absl::Status AddSimulatedGpus(const ConfigProto& config, ThreadPool* pool,
     if (!parsed.ok()) return parsed;
   }
   const int64_t card_bytes = spec->mib << 20;
-  std::vector<PhysicalGpuMemory> cards(spec->count, PhysicalGpuMemory{card_bytes, card_bytes});
+  // What the CUDA runtime would do for real cards: CUDA_VISIBLE_DEVICES picks and orders
+  // them before gpu_options sees them. visible[i] is the simulated card behind CUDA's i.
+  const std::vector<int> visible =
+      CudaVisibleCards(GetEnv(kCudaVisibleDevicesEnv), spec->count);
+  if (visible.empty()) return absl::OkStatus();
+  std::vector<PhysicalGpuMemory> cards(visible.size(), PhysicalGpuMemory{card_bytes, card_bytes});
   std::optional<int> device_count_gpu;
   if (auto it = config.device_count().find("GPU"); it != config.device_count().end()) {
     device_count_gpu = it->second;
@@ -61,12 +66,13 @@ absl::Status AddSimulatedGpus(const ConfigProto& config, ThreadPool* pool,
   // One memory per card, shared by the logical GPUs carved from it.
   std::map<int, std::shared_ptr<HostSubAllocator>> card_memory;
   for (const LogicalGpu& gpu : plan->gpus) {
-    std::shared_ptr<HostSubAllocator>& memory = card_memory[gpu.physical_index];
+    const int card = visible[gpu.physical_index];
+    std::shared_ptr<HostSubAllocator>& memory = card_memory[card];
     if (memory == nullptr) {
       memory = std::make_shared<HostSubAllocator>(static_cast<size_t>(card_bytes));
     }
     sim::SimGpuOptions options = knobs;
-    options.physical_index = gpu.physical_index;
+    options.physical_index = card;
     options.total_bytes = card_bytes;
     options.memory_limit = gpu.memory_limit_bytes;
     options.allow_growth = gpu.allow_growth;

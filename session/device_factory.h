@@ -9,7 +9,11 @@
 //    gpu_options (visible_device_list, virtual_devices, memory fraction, allow_growth,
 //    TF_FORCE_GPU_ALLOW_GROWTH) and device_count["GPU"] exactly as real GPUs are
 //    (runtime/gpu_options.h). They follow the CPUs in device order. Without the variable
-//    there are no GPUs and gpu_options is ignored.
+//    there are no GPUs and gpu_options is ignored. CUDA_VISIBLE_DEVICES filters and
+//    reorders the simulated cards first, as the CUDA runtime does for real ones
+//    (CudaVisibleCards: "1,0" swaps two cards, "" hides all, an invalid or out-of-range
+//    entry ends the list); visible_device_list then indexes what remains, and
+//    physical_device_desc keeps the card's own index (pci bus id sim:<card>).
 //  - Real CUDA GPUs (runtime/cuda/cuda_gpus.h) replace the simulated ones whenever the
 //    CUDA runtime finds any (DFLOW_SIMULATED_GPUS is then ignored), with the same options.
 //    DFLOW_SIMULATED_GPU_OPTIONS adds test knobs to every simulated GPU (chaos ordering,
@@ -43,6 +47,8 @@ struct SessionDevices {
 
 // The environment variable that adds simulated GPUs.
 inline constexpr char kSimulatedGpusEnv[] = "DFLOW_SIMULATED_GPUS";
+// CUDA's own card filter, honoured by the simulated GPUs too.
+inline constexpr char kCudaVisibleDevicesEnv[] = "CUDA_VISIBLE_DEVICES";
 
 // INVALID_ARGUMENT for negative or absurd counts (naming the ConfigProto field), a
 // malformed DFLOW_SIMULATED_GPUS (naming it) or invalid gpu_options (naming the field).

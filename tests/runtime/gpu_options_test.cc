@@ -1,5 +1,6 @@
 // GPUOptions -> logical GPUs (runtime/gpu_options.h): TF's memory limits, visible ids,
-// virtual devices, device_count, TF_FORCE_GPU_ALLOW_GROWTH, and DFLOW_SIMULATED_GPUS.
+// virtual devices, device_count, TF_FORCE_GPU_ALLOW_GROWTH, CUDA_VISIBLE_DEVICES and
+// DFLOW_SIMULATED_GPUS.
 #include "runtime/gpu_options.h"
 
 #include <optional>
@@ -259,6 +260,27 @@ TEST_CASE("TF_FORCE_GPU_ALLOW_GROWTH overrides allow_growth when true or false",
   CHECK(ResolveAllowGrowth(true, std::nullopt, &warnings));
   CHECK(warnings.empty());
   CHECK_FALSE(ResolveAllowGrowth(false, "yes", nullptr));
+}
+
+TEST_CASE("CUDA_VISIBLE_DEVICES picks and orders cards, stopping at a bad entry",
+          "[gpu_options]") {
+  using V = std::vector<int>;
+  CHECK(CudaVisibleCards(std::nullopt, 3) == V{0, 1, 2});
+  CHECK(CudaVisibleCards(std::nullopt, 0) == V{});
+  CHECK(CudaVisibleCards("", 3) == V{});
+  CHECK(CudaVisibleCards("  ", 3) == V{});
+  CHECK(CudaVisibleCards("1,0", 3) == V{1, 0});
+  CHECK(CudaVisibleCards(" 2 , 0", 3) == V{2, 0});
+  CHECK(CudaVisibleCards("2", 3) == V{2});
+  // CUDA ignores everything from the first unusable entry on.
+  CHECK(CudaVisibleCards("1,7,0", 3) == V{1});
+  CHECK(CudaVisibleCards("7,0", 3) == V{});
+  CHECK(CudaVisibleCards("0,x,1", 3) == V{0});
+  CHECK(CudaVisibleCards("1,-1,0", 3) == V{1});
+  CHECK(CudaVisibleCards("0,,1", 3) == V{0});
+  CHECK(CudaVisibleCards("+1", 3) == V{});
+  CHECK(CudaVisibleCards("GPU-8a1b2c3d", 3) == V{});
+  CHECK(CudaVisibleCards("1,0,1", 3) == V{1, 0});
 }
 
 TEST_CASE("No physical GPUs give no logical GPUs", "[gpu_options]") {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -179,6 +180,85 @@ TEST_CASE("Simulated GPUs follow every CPU and obey gpu_options", "[device_facto
   }
 }
 
+// The simulated GPUs of `devices` (after the CPUs), in TF id order; `devices` owns them.
+std::vector<sim::SimGpuDevice*> SimGpus(const SessionDevices& devices) {
+  std::vector<sim::SimGpuDevice*> gpus;
+  for (Device* device : devices.devices->devices()) {
+    if (device->device_type() != "GPU") continue;
+    auto* gpu = dynamic_cast<sim::SimGpuDevice*>(device);
+    REQUIRE(gpu != nullptr);
+    gpus.push_back(gpu);
+  }
+  return gpus;
+}
+
+TEST_CASE("CUDA_VISIBLE_DEVICES filters and reorders simulated cards as CUDA does",
+          "[device_factory]") {
+  ScopedEnv env(kSimulatedGpusEnv, "2:1024");
+  SECTION("unset: every card in order") {
+    ScopedEnv cuda(kCudaVisibleDevicesEnv, std::nullopt);
+    SessionDevices devices = Create(ConfigProto());
+    std::vector<sim::SimGpuDevice*> gpus = SimGpus(devices);
+    REQUIRE(gpus.size() == 2);
+    CHECK(gpus[0]->options().physical_index == 0);
+    CHECK(gpus[1]->options().physical_index == 1);
+  }
+  SECTION("1,0 makes card 1 GPU:0") {
+    ScopedEnv cuda(kCudaVisibleDevicesEnv, "1,0");
+    SessionDevices devices = Create(ConfigProto());
+    std::vector<sim::SimGpuDevice*> gpus = SimGpus(devices);
+    REQUIRE(gpus.size() == 2);
+    CHECK(gpus[0]->name() == GpuName(0));
+    CHECK(gpus[0]->options().physical_index == 1);
+    CHECK(absl::StrContains(gpus[0]->attributes().physical_device_desc(),
+                            "device: 0, name: dflow simulated GPU, pci bus id: sim:1,"));
+    CHECK(gpus[1]->name() == GpuName(1));
+    CHECK(absl::StrContains(gpus[1]->attributes().physical_device_desc(), "pci bus id: sim:0,"));
+    CHECK(gpus[0]->card_memory() != gpus[1]->card_memory());
+  }
+  SECTION("an empty value hides every card") {
+    ScopedEnv cuda(kCudaVisibleDevicesEnv, "");
+    SessionDevices devices = Create(ConfigProto());
+    CHECK(SimGpus(devices).empty());
+    CHECK(devices.devices->devices().size() == 1);
+  }
+  SECTION("an out-of-range entry ends the list") {
+    ScopedEnv cuda(kCudaVisibleDevicesEnv, "1,5,0");
+    SessionDevices devices = Create(ConfigProto());
+    std::vector<sim::SimGpuDevice*> gpus = SimGpus(devices);
+    REQUIRE(gpus.size() == 1);
+    CHECK(gpus[0]->options().physical_index == 1);
+  }
+  SECTION("visible_device_list indexes the cards CUDA left visible") {
+    ScopedEnv cuda(kCudaVisibleDevicesEnv, "1");
+    ConfigProto config;
+    config.mutable_gpu_options()->set_visible_device_list("0");
+    SessionDevices devices = Create(config);
+    std::vector<sim::SimGpuDevice*> gpus = SimGpus(devices);
+    REQUIRE(gpus.size() == 1);
+    CHECK(gpus[0]->name() == GpuName(0));
+    CHECK(gpus[0]->options().physical_index == 1);
+    CHECK(absl::StrContains(gpus[0]->attributes().physical_device_desc(), "pci bus id: sim:1,"));
+
+    // Only one card is visible, so "1" no longer exists.
+    config.mutable_gpu_options()->set_visible_device_list("1");
+    absl::StatusOr<SessionDevices> result = CreateSessionDevices(config);
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.status().code() == absl::StatusCode::kInvalidArgument);
+    CHECK(absl::StrContains(result.status().message(), "visible device count is 1"));
+  }
+  SECTION("both reorder: visible_device_list 1,0 over CUDA's 1,0 is cards 0,1") {
+    ScopedEnv cuda(kCudaVisibleDevicesEnv, "1,0");
+    ConfigProto config;
+    config.mutable_gpu_options()->set_visible_device_list("1,0");
+    SessionDevices devices = Create(config);
+    std::vector<sim::SimGpuDevice*> gpus = SimGpus(devices);
+    REQUIRE(gpus.size() == 2);
+    CHECK(gpus[0]->options().physical_index == 0);
+    CHECK(gpus[1]->options().physical_index == 1);
+  }
+}
+
 TEST_CASE("TF_FORCE_GPU_ALLOW_GROWTH reaches the simulated GPUs", "[device_factory]") {
   ScopedEnv env(kSimulatedGpusEnv, "1:256");
   {
@@ -224,7 +304,7 @@ TEST_CASE("A session with simulated GPUs lists them and still runs on the CPU",
   CHECK(listed[1].device_type() == "GPU");
   CHECK(listed[2].memory_limit() == DefaultGpuMemoryLimit(512 * kMiB));
 
-  // No GPU kernels exist yet, so everything is placed on the CPU and runs.
+  // Add has a GPU kernel, so the graph runs on GPU:0 and the result comes back.
   REQUIRE((*session)->Create(testing::GraphFromText(R"(
     node { name: "a" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
            attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } }
@@ -238,6 +318,13 @@ TEST_CASE("A session with simulated GPUs lists them and still runs on the CPU",
   REQUIRE(out.size() == 1);
   CHECK(out[0].flat<float>()[0] == 2.0f);
   CHECK(out[0].flat<float>()[1] == 4.0f);
+  bool placed = false;
+  for (const auto& decision : (*session)->placement().decisions) {
+    if (decision.node != "b") continue;
+    placed = true;
+    CHECK(decision.device == GpuName(0));
+  }
+  CHECK(placed);
 }
 
 }  // namespace
