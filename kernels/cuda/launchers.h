@@ -62,7 +62,9 @@ cudaError_t LaunchFillConstant(T value, T* out, int64_t n, cudaStream_t stream);
 // Reduces the middle dim of [outer, extent, inner] into out[outer, inner]. Sums
 // accumulate in double (int64 for integers) per thread and per block, pairwise up the
 // block tree, so 1e8 float elements keep ~1e-7 relative error. `divisor` > 0: the result
-// is divided by it (Mean). `scratch` holds at least ReduceScratchElements(...) doubles.
+// is divided by it (Mean). `scratch` holds at least ReduceScratchElements(...) doubles
+// (0 when one pass suffices). Any outer/extent/inner (int64) works: grids are capped and
+// stride; a long reduced extent with few outputs is split across threads (two passes).
 int64_t ReduceScratchElements(int64_t outer, int64_t extent, int64_t inner);
 template <typename T>
 cudaError_t LaunchReduce(ReduceOp op, const T* in, T* out, int64_t outer, int64_t extent,
