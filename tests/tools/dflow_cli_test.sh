@@ -212,6 +212,23 @@ grep -q '^/job:localhost/replica:0/task:0/device:CPU:0  type: CPU  memory limit:
 for i in 0 1 2 3; do
   sed -n "$((i + 1))p" "$TMP/out" | grep -q "^/job:localhost/replica:0/task:0/device:CPU:$i " || fail "devices line $i: $(cat "$TMP/out")"
 done
+# Simulated GPUs follow the CPU, listed as simulated with their limits: a 1024 MiB card
+# keeps 225 MiB back (below 2 GiB), so 799 MiB = 837812224 bytes each.
+DFLOW_SIMULATED_GPUS=2:1024 "$DFLOW" devices >"$TMP/out" 2>"$TMP/err" || fail "devices with simulated GPUs exited $?: $(cat "$TMP/err")"
+[ "$(wc -l <"$TMP/out")" -eq 3 ] || fail "devices with 2 simulated GPUs: $(cat "$TMP/out")"
+sed -n 1p "$TMP/out" | grep -q '^/job:localhost/replica:0/task:0/device:CPU:0  type: CPU ' || fail "devices CPU first: $(cat "$TMP/out")"
+for i in 0 1; do
+  sed -n "$((i + 2))p" "$TMP/out" | grep -qx "/job:localhost/replica:0/task:0/device:GPU:$i  type: GPU  memory limit: 837812224 bytes (799 MiB)  physical: device: $i, name: dflow simulated GPU, pci bus id: sim:$i, compute capability: 9.0 (simulated)  (simulated, 799 MiB)" || fail "devices GPU:$i line: $(cat "$TMP/out")"
+done
+# gpu_options in --config shape them: a quarter of 1024 MiB each.
+DFLOW_SIMULATED_GPUS=2:1024 "$DFLOW" devices --config='gpu_options { per_process_gpu_memory_fraction: 0.25 }' >"$TMP/out" 2>/dev/null || fail "devices with a fraction exited $?"
+[ "$(grep -c 'device:GPU:[01]  type: GPU  memory limit: 268435456 bytes (256 MiB) .*(simulated, 256 MiB)$' "$TMP/out")" -eq 2 ] || fail "devices with a fraction: $(cat "$TMP/out")"
+# CUDA_VISIBLE_DEVICES picks the cards, as for real GPUs.
+DFLOW_SIMULATED_GPUS=2:1024 CUDA_VISIBLE_DEVICES=1 "$DFLOW" devices >"$TMP/out" 2>/dev/null || fail "devices with CUDA_VISIBLE_DEVICES exited $?"
+[ "$(wc -l <"$TMP/out")" -eq 2 ] || fail "devices with CUDA_VISIBLE_DEVICES=1: $(cat "$TMP/out")"
+sed -n 2p "$TMP/out" | grep -q "device:GPU:0  type: GPU .*pci bus id: sim:1," || fail "devices with CUDA_VISIBLE_DEVICES=1 GPU:0: $(cat "$TMP/out")"
+DFLOW_SIMULATED_GPUS=2:1024 CUDA_VISIBLE_DEVICES= "$DFLOW" devices >"$TMP/out" 2>/dev/null || fail "devices with CUDA_VISIBLE_DEVICES= exited $?"
+[ "$(wc -l <"$TMP/out")" -eq 1 ] || fail "devices with CUDA_VISIBLE_DEVICES=: $(cat "$TMP/out")"
 
 # ---- place ---------------------------------------------------------------------------
 "$DFLOW" place --graph="$EX/manual_placement.pbtxt" --config="$CPU2" >"$TMP/out" 2>"$TMP/err" || fail "place exited: $(cat "$TMP/err")"
