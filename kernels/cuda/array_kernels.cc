@@ -26,12 +26,6 @@ namespace {
 
 constexpr int64_t kPinnedConstElements = 1024;
 
-const std::vector<DataType>& MovableTypes() {
-  static const std::vector<DataType> types = {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64,
-                                              DT_BOOL,  DT_UINT8,  DT_INT8,  DT_INT16};
-  return types;
-}
-
 absl::StatusOr<Tensor> UploadConst(CudaGpuDevice* gpu, const Tensor& host) {
   const bool pinned = (host.dtype() == DT_INT32 || host.dtype() == DT_INT64) &&
                       host.NumElements() <= kPinnedConstElements;
@@ -225,24 +219,14 @@ class SqueezeOpKernel final : public CudaOpKernel {
 }  // namespace
 
 absl::Status RegisterCudaArrayKernels(KernelRegistry* registry) {
-  const std::vector<DataType> kIndex = {DT_INT32, DT_INT64};
-  DFLOW_RETURN_IF_ERROR(registry->Register<ConstOpKernel>(
-      GpuKernel("Const").TypeConstraint("dtype", MovableTypes())));
-  DFLOW_RETURN_IF_ERROR(registry->Register<IdentityOpKernel>(
-      GpuKernel("Identity").TypeConstraint("T", MovableTypes())));
-  DFLOW_RETURN_IF_ERROR(registry->Register<ReshapeOpKernel>(GpuKernel("Reshape")
-                                                                .TypeConstraint("T", MovableTypes())
-                                                                .TypeConstraint("Tshape", kIndex)
-                                                                .HostMemory("shape")));
-  DFLOW_RETURN_IF_ERROR(registry->Register<ShapeOpKernel>(
-      GpuKernel("Shape")
-          .TypeConstraint("T", MovableTypes())
-          .TypeConstraint("out_type", kIndex)
-          .HostMemory("output")));
-  DFLOW_RETURN_IF_ERROR(registry->Register<ExpandDimsOpKernel>(
-      GpuKernel("ExpandDims").TypeConstraint("T", MovableTypes()).HostMemory("dim")));
-  return registry->Register<SqueezeOpKernel>(
-      GpuKernel("Squeeze").TypeConstraint("T", MovableTypes()));
+  // Dtypes (every dtype these kernels move without arithmetic) and host-memory args:
+  // kernels/sim/gpu_kernel_list.h (GpuKernel(op)).
+  DFLOW_RETURN_IF_ERROR(registry->Register<ConstOpKernel>(GpuKernel("Const")));
+  DFLOW_RETURN_IF_ERROR(registry->Register<IdentityOpKernel>(GpuKernel("Identity")));
+  DFLOW_RETURN_IF_ERROR(registry->Register<ReshapeOpKernel>(GpuKernel("Reshape")));
+  DFLOW_RETURN_IF_ERROR(registry->Register<ShapeOpKernel>(GpuKernel("Shape")));
+  DFLOW_RETURN_IF_ERROR(registry->Register<ExpandDimsOpKernel>(GpuKernel("ExpandDims")));
+  return registry->Register<SqueezeOpKernel>(GpuKernel("Squeeze"));
 }
 
 }  // namespace dflow::cuda

@@ -6,12 +6,26 @@
 
 namespace dflow::cuda {
 
+KernelDef GpuKernel(absl::string_view op) {
+  const GpuKernelSpec* spec = FindGpuKernelSpec(op);
+  if (spec != nullptr) return GpuKernelDef(*spec);
+  KernelDef def;
+  def.op = std::string(op);
+  def.device_type = "GPU";
+  return def;
+}
+
+absl::Status LaunchStatus(absl::string_view op, absl::string_view device, cudaError_t error) {
+  if (error == cudaSuccess) return absl::OkStatus();
+  // The code (RESOURCE_EXHAUSTED or INTERNAL) and the CUDA error's name and text come
+  // from the one conversion (runtime/cuda/cuda_status.h); the op and device are added.
+  const absl::Status status = CudaErrorToStatus(error, "CUDA kernel launch", __FILE__, __LINE__);
+  return absl::Status(status.code(), absl::StrCat(op, " on ", device, ": ", status.message()));
+}
+
 absl::Status LaunchStatus(const OpKernelContext& ctx, cudaError_t error) {
   if (error == cudaSuccess) return absl::OkStatus();
-  return absl::InternalError(absl::StrCat(ctx.kernel().type_string(),
-                                          ": CUDA kernel launch failed on ", ctx.device()->name(),
-                                          ": ", cudaGetErrorName(error), " (",
-                                          cudaGetErrorString(error), ")"));
+  return LaunchStatus(ctx.kernel().type_string(), ctx.device()->name(), error);
 }
 
 CudaOpKernel::CudaOpKernel(OpKernelConstruction* c) : OpKernel(c) {

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/launchers.h"
+#include "kernels/sim/gpu_kernel_list.h"
 #include "runtime/cuda/cuda_device.h"
 #include "runtime/cuda/cuda_status.h"
 #include "runtime/kernel_registry.h"
@@ -26,10 +27,10 @@
 
 namespace dflow::cuda {
 
-// A "GPU" KernelDefBuilder for `op`.
-inline KernelDefBuilder GpuKernel(std::string op) {
-  return KernelDefBuilder(std::move(op)).Device("GPU");
-}
+// The "GPU" KernelDef of `op`: the dtype constraints and host-memory args of its entry in
+// kernels/sim/gpu_kernel_list.h, the one list simulated GPUs register from too. An op
+// missing from the table gets an unconstrained def, which RegisterCudaKernels refuses.
+KernelDef GpuKernel(absl::string_view op);
 
 // INVALID_ARGUMENT "<op>: <what>" (the executor adds the node name).
 template <typename... Args>
@@ -37,7 +38,10 @@ absl::Status OpError(const OpKernelContext& ctx, const Args&... args) {
   return absl::InvalidArgumentError(absl::StrCat(ctx.kernel().type_string(), ": ", args...));
 }
 
-// INTERNAL naming the op and the CUDA error when a launch failed.
+// OK for cudaSuccess; otherwise CudaErrorToStatus's status (RESOURCE_EXHAUSTED for
+// out-of-memory, INTERNAL else, naming the CUDA error) with "<op> on <device>: " in front.
+absl::Status LaunchStatus(absl::string_view op, absl::string_view device, cudaError_t error);
+// The same for the op and device of `ctx`.
 absl::Status LaunchStatus(const OpKernelContext& ctx, cudaError_t error);
 
 class CudaOpKernel : public OpKernel {

@@ -12,11 +12,8 @@
 namespace dflow::cuda {
 namespace {
 
-// The dtypes of the simulated GPUs' (i.e. the CPU's) kernels that CUDA has too, so that
-// placement on simulated GPUs predicts placement on real ones.
-const std::vector<DataType> kFloatOnly = {DT_FLOAT, DT_DOUBLE};
-const std::vector<DataType> kNumeric = {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64};
-const std::vector<DataType> kCastable = {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_BOOL};
+// The dtypes each op registers for are in kernels/sim/gpu_kernel_list.h (GpuKernel(op)):
+// Dispatch below must cover them.
 
 // Calls fn(T{}) for float / double / int32 / int64; false for other dtypes.
 template <typename Fn>
@@ -255,48 +252,34 @@ absl::Status RegisterCudaMathKernels(KernelRegistry* registry) {
   struct UnaryEntry {
     const char* op;
     UnaryOp kind;
-    const std::vector<DataType>* types;
   };
   const UnaryEntry unary[] = {
-      {"Neg", UnaryOp::kNeg, &kNumeric},         {"Abs", UnaryOp::kAbs, &kNumeric},
-      {"Square", UnaryOp::kSquare, &kNumeric},   {"Sqrt", UnaryOp::kSqrt, &kFloatOnly},
-      {"Rsqrt", UnaryOp::kRsqrt, &kFloatOnly},   {"Exp", UnaryOp::kExp, &kFloatOnly},
-      {"Log", UnaryOp::kLog, &kFloatOnly},       {"Relu", UnaryOp::kRelu, &kFloatOnly},
-      {"Relu6", UnaryOp::kRelu6, &kFloatOnly},   {"Sigmoid", UnaryOp::kSigmoid, &kFloatOnly},
-      {"Tanh", UnaryOp::kTanh, &kFloatOnly},
+      {"Neg", UnaryOp::kNeg},         {"Abs", UnaryOp::kAbs},     {"Square", UnaryOp::kSquare},
+      {"Sqrt", UnaryOp::kSqrt},       {"Rsqrt", UnaryOp::kRsqrt}, {"Exp", UnaryOp::kExp},
+      {"Log", UnaryOp::kLog},         {"Relu", UnaryOp::kRelu},   {"Relu6", UnaryOp::kRelu6},
+      {"Sigmoid", UnaryOp::kSigmoid}, {"Tanh", UnaryOp::kTanh},
   };
   for (const UnaryEntry& e : unary) {
-    DFLOW_RETURN_IF_ERROR(registry->Register(GpuKernel(e.op).TypeConstraint("T", *e.types),
-                                             Factory(e.kind, &MakeUnary)));
+    DFLOW_RETURN_IF_ERROR(registry->Register(GpuKernel(e.op), Factory(e.kind, &MakeUnary)));
   }
   struct BinaryEntry {
     const char* op;
     BinaryOp kind;
-    const std::vector<DataType>* types;
   };
   const BinaryEntry binary[] = {
-      {"Add", BinaryOp::kAdd, &kNumeric},        {"AddV2", BinaryOp::kAdd, &kNumeric},
-      {"Sub", BinaryOp::kSub, &kNumeric},        {"Mul", BinaryOp::kMul, &kNumeric},
-      {"RealDiv", BinaryOp::kDiv, &kFloatOnly},  {"Maximum", BinaryOp::kMax, &kNumeric},
-      {"Minimum", BinaryOp::kMin, &kNumeric},
-      {"SquaredDifference", BinaryOp::kSquaredDifference, &kNumeric},
+      {"Add", BinaryOp::kAdd},     {"AddV2", BinaryOp::kAdd},   {"Sub", BinaryOp::kSub},
+      {"Mul", BinaryOp::kMul},     {"RealDiv", BinaryOp::kDiv}, {"Maximum", BinaryOp::kMax},
+      {"Minimum", BinaryOp::kMin}, {"SquaredDifference", BinaryOp::kSquaredDifference},
   };
   for (const BinaryEntry& e : binary) {
-    DFLOW_RETURN_IF_ERROR(registry->Register(GpuKernel(e.op).TypeConstraint("T", *e.types),
-                                             Factory(e.kind, &MakeBinary)));
+    DFLOW_RETURN_IF_ERROR(registry->Register(GpuKernel(e.op), Factory(e.kind, &MakeBinary)));
   }
-  DFLOW_RETURN_IF_ERROR(
-      registry->Register<AddNOpKernel>(GpuKernel("AddN").TypeConstraint("T", kNumeric)));
-  DFLOW_RETURN_IF_ERROR(
-      registry->Register<BiasAddOpKernel>(GpuKernel("BiasAdd").TypeConstraint("T", kNumeric)));
-  DFLOW_RETURN_IF_ERROR(registry->Register<CastOpKernel>(
-      GpuKernel("Cast").TypeConstraint("SrcT", kCastable).TypeConstraint("DstT", kCastable)));
-  DFLOW_RETURN_IF_ERROR(registry->Register<FillOpKernel>(
-      GpuKernel("Fill").TypeConstraint("T", kNumeric).HostMemory("dims")));
-  DFLOW_RETURN_IF_ERROR(registry->Register(GpuKernel("ZerosLike").TypeConstraint("T", kNumeric),
-                                           Factory(0, &MakeConstantLike)));
-  return registry->Register(GpuKernel("OnesLike").TypeConstraint("T", kNumeric),
-                            Factory(1, &MakeConstantLike));
+  DFLOW_RETURN_IF_ERROR(registry->Register<AddNOpKernel>(GpuKernel("AddN")));
+  DFLOW_RETURN_IF_ERROR(registry->Register<BiasAddOpKernel>(GpuKernel("BiasAdd")));
+  DFLOW_RETURN_IF_ERROR(registry->Register<CastOpKernel>(GpuKernel("Cast")));
+  DFLOW_RETURN_IF_ERROR(registry->Register<FillOpKernel>(GpuKernel("Fill")));
+  DFLOW_RETURN_IF_ERROR(registry->Register(GpuKernel("ZerosLike"), Factory(0, &MakeConstantLike)));
+  return registry->Register(GpuKernel("OnesLike"), Factory(1, &MakeConstantLike));
 }
 
 }  // namespace dflow::cuda

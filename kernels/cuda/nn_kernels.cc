@@ -366,26 +366,22 @@ class PoolOpKernel final : public CudaOpKernel {
 }  // namespace
 
 absl::Status RegisterCudaNnKernels(KernelRegistry* registry) {
-  const std::vector<DataType> kFloat = {DT_FLOAT};
-  const std::vector<DataType> kNumeric = {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64};
-  DFLOW_RETURN_IF_ERROR(registry->Register<MatMulOpKernel>(
-      GpuKernel("MatMul").TypeConstraint("T", {DT_FLOAT, DT_DOUBLE})));
-  DFLOW_RETURN_IF_ERROR(
-      registry->Register<SoftmaxOpKernel>(GpuKernel("Softmax").TypeConstraint("T", kFloat)));
-  DFLOW_RETURN_IF_ERROR(
-      registry->Register<Conv2DOpKernel>(GpuKernel("Conv2D").TypeConstraint("T", kFloat)));
+  // Dtypes and host-memory args: kernels/sim/gpu_kernel_list.h (GpuKernel(op)).
+  DFLOW_RETURN_IF_ERROR(registry->Register<MatMulOpKernel>(GpuKernel("MatMul")));
+  DFLOW_RETURN_IF_ERROR(registry->Register<SoftmaxOpKernel>(GpuKernel("Softmax")));
+  DFLOW_RETURN_IF_ERROR(registry->Register<Conv2DOpKernel>(GpuKernel("Conv2D")));
   DFLOW_RETURN_IF_ERROR(registry->Register(
-      GpuKernel("MaxPool").TypeConstraint("T", kFloat),
+      GpuKernel("MaxPool"),
       [](OpKernelConstruction* c) { return std::make_unique<PoolOpKernel>(c, true); }));
   DFLOW_RETURN_IF_ERROR(registry->Register(
-      GpuKernel("AvgPool").TypeConstraint("T", kFloat),
+      GpuKernel("AvgPool"),
       [](OpKernelConstruction* c) { return std::make_unique<PoolOpKernel>(c, false); }));
   const std::pair<const char*, ReduceOp> reductions[] = {
       {"Sum", ReduceOp::kSum}, {"Mean", ReduceOp::kMean}, {"Max", ReduceOp::kMax}};
   for (const auto& [op, kind] : reductions) {
     const ReduceOp k = kind;
     DFLOW_RETURN_IF_ERROR(registry->Register(
-        GpuKernel(op).TypeConstraint("T", kNumeric).HostMemory("reduction_indices"),
+        GpuKernel(op),
         [k](OpKernelConstruction* c) { return std::make_unique<ReductionOpKernel>(c, k); }));
   }
   return absl::OkStatus();

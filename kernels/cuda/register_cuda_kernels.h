@@ -1,7 +1,8 @@
 // The CUDA kernel library's entry point (explicit registration, STYLE.md 14).
 //
-// RegisterCudaKernels registers a "GPU" kernel for every op in cuda_kernel_list.h (which
-// must equal kernels/sim/sim_kernel_list.h; tests/kernels/cuda checks it) plus the
+// RegisterCudaKernels registers a "GPU" kernel for every op of kernels/sim/gpu_kernel_list.h,
+// with that table's dtypes and host-memory args (the table simulated GPUs register from
+// too; tests/kernels/cuda:cuda_registration_test checks both registries against it), plus the
 // generic accelerator _Send/_Recv (kernels/cpu/sendrecv_ops.h), which copy through
 // CudaCopier. session/kernel_library.cc calls it instead of RegisterSimGpuKernels when
 // the machine has a real GPU. In a build without CUDA the stub returns UNIMPLEMENTED.

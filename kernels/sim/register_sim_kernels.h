@@ -1,8 +1,9 @@
 // The simulated-GPU kernel library's one entry point (explicit registration, STYLE.md 14).
 //
 // Simulated GPU kernels are the CPU implementations run on the SimGpuDevice's compute
-// stream (shared/DESIGN.md "Devices, streams, memory"), for the ops in sim_kernel_list.h,
-// plus "GPU" _Send/_Recv for cross-device copies.
+// stream (shared/DESIGN.md "Devices, streams, memory"), for the ops and dtypes of
+// gpu_kernel_list.h (exactly what the CUDA kernels implement), plus "GPU" _Send/_Recv for
+// cross-device copies.
 #ifndef DFLOW_KERNELS_SIM_REGISTER_SIM_KERNELS_H_
 #define DFLOW_KERNELS_SIM_REGISTER_SIM_KERNELS_H_
 
@@ -11,10 +12,12 @@
 
 namespace dflow {
 
-// Registers a "GPU" kernel for every op in sim::kGpuKernelOps (wrapping each CPU kernel
-// of that op, with the same dtype constraints) and "GPU" _Send/_Recv.
+// Registers one "GPU" kernel per entry of GpuKernelSpecs(), with the entry's dtype
+// constraints and host-memory args (GpuKernelDef), wrapping the op's CPU kernel that
+// matches the node; and "GPU" _Send/_Recv.
 // REQUIRES: the CPU kernels are already registered in `registry` (RegisterCpuKernels);
-// FAILED_PRECONDITION naming the op otherwise.
+// FAILED_PRECONDITION naming the op otherwise, or when no CPU kernel of the op accepts a
+// dtype combination the table lists.
 absl::Status RegisterSimGpuKernels(KernelRegistry* registry);
 
 }  // namespace dflow

@@ -1,7 +1,7 @@
 // GPU kernel conformance suite (STYLE.md practice 15, ggml test-backend-ops style): every
-// op in kernels/sim/sim_kernel_list.h runs on a GPU and on the CPU with the same inputs
-// (several shapes, broadcasting, dtypes), and the outputs must agree within the op's
-// tolerance. Inputs reach the GPU and outputs leave it through the device's DeviceCopier,
+// op of kernels/sim/gpu_kernel_list.h runs on a GPU and on the CPU with the same inputs
+// (several shapes, broadcasting, and every dtype the table lists for it), and the outputs
+// must agree within the op's tolerance. Inputs reach the GPU and outputs leave it through the device's DeviceCopier,
 // HostMemory args (KernelDef::host_memory_args) stay on the host, as in a real step.
 //
 //  - //tests/kernels:gpu_conformance_test       on a simulated GPU, in every test run;
@@ -10,8 +10,10 @@
 //    CUDA GPU found" where there is none (Catch2 2.13 cannot skip; a GPU test never
 //    passes silently).
 //
-// The case list and sim_kernel_list.h cannot drift: a test asserts every listed op has a
-// case and every case's op is listed.
+// The case list and gpu_kernel_list.h cannot drift: the cases take their dtypes from the
+// table, and a test asserts every (op, type attr, dtype) the table lists has a case and
+// every case's op is listed.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -20,6 +22,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -30,7 +33,7 @@
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "graph/status_macros.h"
-#include "kernels/sim/sim_kernel_list.h"
+#include "kernels/sim/gpu_kernel_list.h"
 #include "runtime/device_copier.h"
 #include "runtime/sim/sim_device.h"
 #include "session/device_factory.h"
@@ -109,6 +112,17 @@ class Inputs {
   std::mt19937_64 rng_{20261122};
 };
 
+// The dtypes gpu_kernel_list.h lists for `op`'s type attr `attr` (empty when it lists
+// none; the coverage test then fails).
+std::vector<DataType> Types(const std::string& op, const std::string& attr = "T") {
+  const GpuKernelSpec* spec = FindGpuKernelSpec(op);
+  if (spec == nullptr) return {};
+  for (const auto& [name, types] : spec->type_constraints) {
+    if (name == attr) return types;
+  }
+  return {};
+}
+
 using Shapes = std::vector<std::vector<int64_t>>;
 std::string ShapeText(const std::vector<int64_t>& s) {
   return absl::StrCat("[", absl::StrJoin(s, ","), "]");
@@ -142,20 +156,18 @@ void AddBinary(std::vector<Case>* cases, Inputs& in, const std::string& op,
 }
 
 void AddMath(std::vector<Case>* c, Inputs& in) {
-  const std::vector<DataType> real = {DT_FLOAT, DT_DOUBLE};
-  for (const char* op : {"Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum"}) {
-    AddBinary(c, in, op, {DT_FLOAT, DT_DOUBLE, DT_INT32});
+  for (const char* op : {"Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum", "SquaredDifference"}) {
+    AddBinary(c, in, op, Types(op));
   }
-  AddBinary(c, in, "RealDiv", real, 0.5, 3.0);
-  AddBinary(c, in, "SquaredDifference", real);
-  for (const char* op : {"Neg", "Abs", "Square"}) AddUnary(c, in, op, {DT_FLOAT, DT_DOUBLE, DT_INT32});
-  AddUnary(c, in, "Exp", real, -3.0, 3.0, 1e-5);
-  for (const char* op : {"Sqrt", "Rsqrt", "Log"}) AddUnary(c, in, op, real, 0.1, 5.0);
+  AddBinary(c, in, "RealDiv", Types("RealDiv"), 0.5, 3.0);
+  for (const char* op : {"Neg", "Abs", "Square"}) AddUnary(c, in, op, Types(op));
+  AddUnary(c, in, "Exp", Types("Exp"), -3.0, 3.0, 1e-5);
+  for (const char* op : {"Sqrt", "Rsqrt", "Log"}) AddUnary(c, in, op, Types(op), 0.1, 5.0);
   for (const auto& [a, b, ta, tb] :
        std::vector<std::tuple<std::vector<int64_t>, std::vector<int64_t>, bool, bool>>{
            {{2, 3}, {3, 4}, false, false}, {{3, 2}, {3, 4}, true, false},
            {{2, 3}, {4, 3}, false, true}, {{17, 33}, {33, 9}, false, false}}) {
-    for (DataType dtype : real) {
+    for (DataType dtype : Types("MatMul")) {
       c->push_back({"MatMul",
                     DataTypeString(dtype) + ShapeText(a) + ShapeText(b) +
                         (ta ? " transpose_a" : "") + (tb ? " transpose_b" : ""),
@@ -165,27 +177,31 @@ void AddMath(std::vector<Case>* c, Inputs& in) {
                     1e-4});
     }
   }
-  for (int n : {1, 3}) {
-    Case addn{"AddN", absl::StrCat("float[2,3] x", n),
-              {{"T", TypeAttr(DT_FLOAT)}, {"N", IntAttr(n)}}, {}};
-    for (int i = 0; i < n; ++i) addn.inputs.push_back(in.Random(DT_FLOAT, {2, 3}));
-    c->push_back(std::move(addn));
+  for (DataType dtype : Types("AddN")) {
+    for (int n : {1, 3}) {
+      Case addn{"AddN", absl::StrCat(DataTypeString(dtype), "[2,3] x", n),
+                {{"T", TypeAttr(dtype)}, {"N", IntAttr(n)}}, {}};
+      for (int i = 0; i < n; ++i) addn.inputs.push_back(in.Random(dtype, {2, 3}));
+      c->push_back(std::move(addn));
+    }
   }
 }
 
 void AddNn(std::vector<Case>* c, Inputs& in) {
-  const std::vector<DataType> real = {DT_FLOAT, DT_DOUBLE};
-  for (DataType dtype : real) {
+  for (DataType dtype : Types("BiasAdd")) {
     c->push_back({"BiasAdd", DataTypeString(dtype) + "[2,3,4]+[4] NHWC",
                   {{"T", TypeAttr(dtype)}},
                   {in.Random(dtype, {2, 3, 4}), in.Random(dtype, {4})}});
   }
-  for (const char* op : {"Relu", "Relu6"}) AddUnary(c, in, op, real, -8.0, 8.0);
-  for (const char* op : {"Sigmoid", "Tanh"}) AddUnary(c, in, op, real, -6.0, 6.0);
-  for (const auto& shape : Shapes{{5}, {3, 4}, {2, 3, 10}}) {
-    c->push_back({"Softmax", "float" + ShapeText(shape), {{"T", TypeAttr(DT_FLOAT)}},
-                  {in.Random(DT_FLOAT, shape, -5.0, 5.0)}});
+  for (const char* op : {"Relu", "Relu6"}) AddUnary(c, in, op, Types(op), -8.0, 8.0);
+  for (const char* op : {"Sigmoid", "Tanh"}) AddUnary(c, in, op, Types(op), -6.0, 6.0);
+  for (DataType dtype : Types("Softmax")) {
+    for (const auto& shape : Shapes{{5}, {3, 4}, {2, 3, 10}}) {
+      c->push_back({"Softmax", DataTypeString(dtype) + ShapeText(shape),
+                    {{"T", TypeAttr(dtype)}}, {in.Random(dtype, shape, -5.0, 5.0)}});
+    }
   }
+  // Conv2D and pooling: float only (the table says so; the coverage test would flag more).
   for (const char* padding : {"SAME", "VALID"}) {
     for (int64_t stride : {1, 2}) {
       c->push_back({"Conv2D", absl::StrCat("float[1,6,7,2]*[3,3,2,4] ", padding, " s", stride),
@@ -206,7 +222,7 @@ void AddNn(std::vector<Case>* c, Inputs& in) {
 
 void AddReductions(std::vector<Case>* c, Inputs& in) {
   for (const char* op : {"Sum", "Mean", "Max"}) {
-    for (DataType dtype : {DT_FLOAT, DT_INT32}) {
+    for (DataType dtype : Types(op)) {
       for (const auto& axes : Shapes{{0}, {1}, {0, 2}, {}, {-1}}) {
         for (bool keep : {false, true}) {
           c->push_back({op,
@@ -222,50 +238,94 @@ void AddReductions(std::vector<Case>* c, Inputs& in) {
   }
 }
 
-void AddArray(std::vector<Case>* c, Inputs& in) {
-  c->push_back({"Fill", "float [2,3]", {{"T", TypeAttr(DT_FLOAT)}, {"index_type", TypeAttr(DT_INT32)}},
-                {Inputs::Vector<int32_t>({2, 3}), Inputs::Scalar<float>(1.5f)}});
-  c->push_back({"Fill", "int32 []", {{"T", TypeAttr(DT_INT32)}, {"index_type", TypeAttr(DT_INT32)}},
-                {Inputs::Vector<int32_t>({}), Inputs::Scalar<int32_t>(7)}});
-  for (const auto& [from, to] : std::vector<std::pair<DataType, DataType>>{
-           {DT_FLOAT, DT_INT32}, {DT_INT32, DT_FLOAT}, {DT_FLOAT, DT_DOUBLE}, {DT_FLOAT, DT_BOOL}}) {
-    c->push_back({"Cast", DataTypeString(from) + "->" + DataTypeString(to),
-                  {{"SrcT", TypeAttr(from)}, {"DstT", TypeAttr(to)}, {"Truncate", BoolAttr(false)}},
-                  {in.Random(from, {2, 5}, -4.0, 4.0)}});
+// An int32 or int64 index vector.
+Tensor IndexVector(DataType dtype, const std::vector<int32_t>& values) {
+  if (dtype == DT_INT32) return Inputs::Vector<int32_t>(values);
+  return Inputs::Vector<int64_t>(std::vector<int64_t>(values.begin(), values.end()));
+}
+
+void AddFillAndCast(std::vector<Case>* c, Inputs& in) {
+  for (DataType dtype : Types("Fill")) {
+    for (DataType index : Types("Fill", "index_type")) {
+      c->push_back({"Fill", DataTypeString(dtype) + " [2,3] dims " + DataTypeString(index),
+                    {{"T", TypeAttr(dtype)}, {"index_type", TypeAttr(index)}},
+                    {IndexVector(index, {2, 3}), in.Random(dtype, {}, -9.0, 9.0)}});
+    }
+    c->push_back({"Fill", DataTypeString(dtype) + " []",
+                  {{"T", TypeAttr(dtype)}, {"index_type", TypeAttr(DT_INT32)}},
+                  {Inputs::Vector<int32_t>({}), in.Random(dtype, {}, -9.0, 9.0)}});
   }
-  for (DataType dtype : {DT_FLOAT, DT_INT32}) {
+  for (DataType from : Types("Cast", "SrcT")) {
+    for (DataType to : Types("Cast", "DstT")) {
+      c->push_back({"Cast", DataTypeString(from) + "->" + DataTypeString(to),
+                    {{"SrcT", TypeAttr(from)}, {"DstT", TypeAttr(to)}, {"Truncate", BoolAttr(false)}},
+                    {in.Random(from, {2, 5}, -4.0, 4.0)}});
+    }
+  }
+}
+
+void AddArray(std::vector<Case>* c, Inputs& in) {
+  AddFillAndCast(c, in);
+  for (DataType dtype : Types("Identity")) {
     c->push_back({"Identity", DataTypeString(dtype) + "[3,2]", {{"T", TypeAttr(dtype)}},
                   {in.Random(dtype, {3, 2})}});
-    for (const char* op : {"ZerosLike", "OnesLike"}) {
+  }
+  for (const char* op : {"ZerosLike", "OnesLike"}) {
+    for (DataType dtype : Types(op)) {
       c->push_back({op, DataTypeString(dtype) + "[2,2]", {{"T", TypeAttr(dtype)}},
                     {in.Random(dtype, {2, 2})}});
     }
   }
-  for (DataType dtype : {DT_FLOAT, DT_INT32}) {
+  for (DataType dtype : Types("Const", "dtype")) {
     AttrValue value;
     *value.mutable_tensor() = in.Random(dtype, {2, 3}).ToProto();
     c->push_back({"Const", DataTypeString(dtype) + "[2,3]",
                   {{"dtype", TypeAttr(dtype)}, {"value", value}}, {}});
   }
-  for (const auto& shape : std::vector<std::vector<int32_t>>{{6}, {3, -1}, {1, 2, 3}}) {
-    c->push_back({"Reshape", "float[2,3] -> " + absl::StrJoin(shape, ","),
-                  {{"T", TypeAttr(DT_FLOAT)}, {"Tshape", TypeAttr(DT_INT32)}},
-                  {in.Random(DT_FLOAT, {2, 3}), Inputs::Vector<int32_t>(shape)}});
+  // The shape-only ops: every element dtype with an int32 index, every index dtype with
+  // float, and a few shapes.
+  for (DataType dtype : Types("Reshape")) {
+    for (DataType index : Types("Reshape", "Tshape")) {
+      if (dtype != DT_FLOAT && index != DT_INT32) continue;
+      for (const auto& shape : std::vector<std::vector<int32_t>>{{6}, {3, -1}, {1, 2, 3}}) {
+        c->push_back({"Reshape",
+                      DataTypeString(dtype) + "[2,3] -> " + absl::StrJoin(shape, ",") + " " +
+                          DataTypeString(index),
+                      {{"T", TypeAttr(dtype)}, {"Tshape", TypeAttr(index)}},
+                      {in.Random(dtype, {2, 3}), IndexVector(index, shape)}});
+      }
+    }
   }
-  for (const auto& shape : Shapes{{}, {4}, {2, 3, 1}}) {
-    c->push_back({"Shape", "float" + ShapeText(shape),
-                  {{"T", TypeAttr(DT_FLOAT)}, {"out_type", TypeAttr(DT_INT32)}},
-                  {in.Random(DT_FLOAT, shape)}});
+  for (DataType dtype : Types("Shape")) {
+    for (DataType index : Types("Shape", "out_type")) {
+      if (dtype != DT_FLOAT && index != DT_INT32) continue;
+      for (const auto& shape : Shapes{{}, {4}, {2, 3, 1}}) {
+        c->push_back({"Shape", DataTypeString(dtype) + ShapeText(shape) + " " + DataTypeString(index),
+                      {{"T", TypeAttr(dtype)}, {"out_type", TypeAttr(index)}},
+                      {in.Random(dtype, shape)}});
+      }
+    }
   }
-  for (int32_t dim : {0, 1, -1}) {
-    c->push_back({"ExpandDims", absl::StrCat("float[2,3] dim ", dim),
-                  {{"T", TypeAttr(DT_FLOAT)}, {"Tdim", TypeAttr(DT_INT32)}},
-                  {in.Random(DT_FLOAT, {2, 3}), Inputs::Scalar<int32_t>(dim)}});
+  for (DataType dtype : Types("ExpandDims")) {
+    for (DataType index : Types("ExpandDims", "Tdim")) {
+      if (dtype != DT_FLOAT && index != DT_INT32) continue;
+      for (int32_t dim : {0, 1, -1}) {
+        c->push_back({"ExpandDims",
+                      absl::StrCat(DataTypeString(dtype), "[2,3] dim ", dim, " ",
+                                   DataTypeString(index)),
+                      {{"T", TypeAttr(dtype)}, {"Tdim", TypeAttr(index)}},
+                      {in.Random(dtype, {2, 3}),
+                       index == DT_INT32 ? Inputs::Scalar<int32_t>(dim)
+                                         : Inputs::Scalar<int64_t>(dim)}});
+      }
+    }
   }
-  for (const auto& dims : Shapes{{}, {0}, {2}}) {
-    c->push_back({"Squeeze", "float[1,3,1] dims " + ShapeText(dims),
-                  {{"T", TypeAttr(DT_FLOAT)}, {"squeeze_dims", IntsAttr(dims)}},
-                  {in.Random(DT_FLOAT, {1, 3, 1})}});
+  for (DataType dtype : Types("Squeeze")) {
+    for (const auto& dims : Shapes{{}, {0}, {2}}) {
+      c->push_back({"Squeeze", DataTypeString(dtype) + "[1,3,1] dims " + ShapeText(dims),
+                    {{"T", TypeAttr(dtype)}, {"squeeze_dims", IntsAttr(dims)}},
+                    {in.Random(dtype, {1, 3, 1})}});
+    }
   }
 }
 
@@ -419,18 +479,37 @@ void CheckAllCases(Device* gpu) {
 // ---------------------------------------------------------------------------------------
 // Tests.
 
-TEST_CASE("Every op in sim_kernel_list.h has a conformance case, and only those",
+TEST_CASE("Every dtype gpu_kernel_list.h lists has a conformance case, and only those",
           "[gpu_conformance]") {
-  std::set<std::string> listed(std::begin(sim::kGpuKernelOps), std::end(sim::kGpuKernelOps));
-  std::set<std::string> covered;
-  for (const Case& c : AllCases()) covered.insert(c.op);
-  for (const std::string& op : listed) {
-    INFO(op);
-    CHECK(covered.count(op) == 1);
+  // (op, attr, dtype) triples the cases exercise.
+  std::set<std::tuple<std::string, std::string, DataType>> covered;
+  std::set<std::string> ops;
+  for (const Case& c : AllCases()) {
+    ops.insert(c.op);
+    for (const auto& [attr, value] : c.attrs) {
+      if (value.value_case() == AttrValue::kType) covered.insert({c.op, attr, value.type()});
+    }
   }
-  for (const std::string& op : covered) {
+  std::set<std::string> listed;
+  for (const GpuKernelSpec& spec : GpuKernelSpecs()) {
+    listed.insert(spec.op);
+    for (const auto& [attr, types] : spec.type_constraints) {
+      for (DataType t : types) {
+        INFO(spec.op << " " << attr << "=" << DataTypeString(t));
+        CHECK(covered.count({spec.op, attr, t}) == 1);
+      }
+    }
+  }
+  for (const std::string& op : ops) {
     INFO(op);
     CHECK(listed.count(op) == 1);
+  }
+  // Every case's dtypes for constrained attrs are ones the table lists.
+  for (const auto& [op, attr, t] : covered) {
+    const std::vector<DataType> types = Types(op, attr);
+    if (types.empty()) continue;  // an attr no GPU kernel constrains (Tidx)
+    INFO(op << " " << attr << "=" << DataTypeString(t));
+    CHECK(std::find(types.begin(), types.end(), t) != types.end());
   }
 }
 

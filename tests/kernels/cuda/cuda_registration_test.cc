@@ -1,7 +1,8 @@
 // Runs wherever the CUDA toolkit is installed, with or without a GPU: the CUDA kernels
-// register (no duplicates, every listed op covered, generic _Send/_Recv included), a CUDA
-// kernel refuses a device that is not a CUDA GPU, and a machine without a GPU still gets
-// simulated GPUs and their kernels.
+// register (one per op of kernels/sim/gpu_kernel_list.h, with exactly its dtypes and
+// host-memory args, as the simulated GPUs' kernels; generic _Send/_Recv included), a
+// CUDA kernel refuses a device that is not a CUDA GPU, and a machine without a GPU still
+// gets simulated GPUs and their kernels.
 #include <set>
 #include <string>
 
@@ -10,8 +11,8 @@
 #include "absl/strings/match.h"
 #include "graph/op_registry.h"
 #include "kernels/cpu/register_cpu_kernels.h"
-#include "kernels/cuda/cuda_kernel_list.h"
 #include "kernels/cuda/register_cuda_kernels.h"
+#include "kernels/sim/gpu_kernel_list.h"
 #include "kernels/sim/register_sim_kernels.h"
 #include "runtime/cuda/cuda_gpus.h"
 #include "session/device_factory.h"
@@ -22,15 +23,21 @@
 namespace dflow {
 namespace {
 
-TEST_CASE("CUDA kernels register for every listed op", "[cuda_registration]") {
+TEST_CASE("CUDA kernels register every op of the table with exactly its dtypes",
+          "[cuda_registration]") {
   KernelRegistry registry;
   REQUIRE(RegisterCpuKernels(&registry).ok());
   absl::Status status = RegisterCudaKernels(&registry);
   INFO(status.ToString());
   REQUIRE(status.ok());
-  for (const char* op : cuda::kCudaKernelOps) {
-    INFO(op);
-    CHECK_FALSE(registry.Entries(op, "GPU").empty());
+  std::set<std::string> expected;
+  for (const GpuKernelSpec& spec : GpuKernelSpecs()) {
+    INFO(spec.op);
+    expected.insert(spec.op);
+    auto entries = registry.Entries(spec.op, "GPU");
+    REQUIRE(entries.size() == 1);
+    CHECK(entries[0].first.type_constraints == spec.type_constraints);
+    CHECK(entries[0].first.host_memory_args == spec.host_memory_args);
   }
   for (const char* op : {"_Send", "_Recv"}) {
     INFO(op);
@@ -41,28 +48,25 @@ TEST_CASE("CUDA kernels register for every listed op", "[cuda_registration]") {
   for (const std::string& op : registry.OpsWithKernels()) {
     if (!registry.Entries(op, "GPU").empty()) gpu_ops.insert(op);
   }
-  std::set<std::string> expected(std::begin(cuda::kCudaKernelOps), std::end(cuda::kCudaKernelOps));
   for (const char* copy : {"_Send", "_Recv", "_HostSend", "_HostRecv"}) expected.insert(copy);
   CHECK(gpu_ops == expected);
 }
 
-TEST_CASE("CUDA kernels keep the same args in host memory as simulated-GPU kernels",
+TEST_CASE("CUDA and simulated-GPU kernels have the same dtypes and host-memory args",
           "[cuda_registration]") {
   KernelRegistry cuda_registry, sim_registry;
   REQUIRE(RegisterCpuKernels(&cuda_registry).ok());
   REQUIRE(RegisterCudaKernels(&cuda_registry).ok());
   REQUIRE(RegisterCpuKernels(&sim_registry).ok());
   REQUIRE(RegisterSimGpuKernels(&sim_registry).ok());
-  for (const char* op : cuda::kCudaKernelOps) {
-    INFO(op);
-    std::set<std::string> cuda_host, sim_host;
-    for (const auto& [def, factory] : cuda_registry.Entries(op, "GPU")) {
-      cuda_host.insert(def.host_memory_args.begin(), def.host_memory_args.end());
-    }
-    for (const auto& [def, factory] : sim_registry.Entries(op, "GPU")) {
-      sim_host.insert(def.host_memory_args.begin(), def.host_memory_args.end());
-    }
-    CHECK(cuda_host == sim_host);
+  for (const GpuKernelSpec& spec : GpuKernelSpecs()) {
+    INFO(spec.op);
+    auto cuda = cuda_registry.Entries(spec.op, "GPU");
+    auto sim = sim_registry.Entries(spec.op, "GPU");
+    REQUIRE(cuda.size() == 1);
+    REQUIRE(sim.size() == 1);
+    CHECK(cuda[0].first.type_constraints == sim[0].first.type_constraints);
+    CHECK(cuda[0].first.host_memory_args == sim[0].first.host_memory_args);
   }
 }
 
