@@ -69,8 +69,17 @@ absl::StatusOr<std::vector<int>> ParseVisibleDeviceList(absl::string_view list,
 bool ResolveAllowGrowth(bool config_value, std::optional<absl::string_view> env,
                         std::vector<std::string>* warnings) {
   if (!env.has_value()) return config_value;
-  if (*env == "true") return true;
-  if (*env == "false") return false;
+  if (*env == "true" || *env == "false") {
+    const bool forced = *env == "true";
+    if (forced != config_value && warnings != nullptr) {
+      // TF's words (gpu_bfc_allocator.cc), which stream the bool as 0 or 1.
+      warnings->push_back(absl::StrCat(
+          "Overriding allow_growth setting because the TF_FORCE_GPU_ALLOW_GROWTH environment "
+          "variable is set. Original config value was ",
+          config_value ? 1 : 0, "."));
+    }
+    return forced;
+  }
   if (warnings != nullptr) {
     warnings->push_back(absl::StrCat(
         "The environment variable TF_FORCE_GPU_ALLOW_GROWTH=", *env,

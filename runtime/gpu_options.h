@@ -18,7 +18,8 @@
 //   4. device_count["GPU"] (when present) caps the number of logical GPUs: the lowest TF
 //      ids are kept.
 //   5. allow_growth is gpu_options.allow_growth, overridden by TF_FORCE_GPU_ALLOW_GROWTH
-//      when that is exactly "true" or "false"; any other value keeps the config value and
+//      when that is exactly "true" or "false" (with TF's "Overriding allow_growth setting"
+//      warning when that changes the value); any other value keeps the config value and
 //      adds a warning (TF logs an error and carries on).
 //
 // Errors are INVALID_ARGUMENT naming the offending field.
@@ -65,8 +66,9 @@ absl::StatusOr<std::vector<int>> ParseVisibleDeviceList(absl::string_view list,
                                                         int num_physical);
 
 // Resolves allow_growth against TF_FORCE_GPU_ALLOW_GROWTH (`env` = its value, or nullopt
-// when unset). A value other than "true"/"false" keeps `config_value` and appends a
-// warning to `warnings` (when not null).
+// when unset). "true"/"false" win, appending TF's override warning to `warnings` (when
+// not null) only if they differ from `config_value`; any other value keeps
+// `config_value` and appends a warning saying it is invalid.
 bool ResolveAllowGrowth(bool config_value, std::optional<absl::string_view> env,
                         std::vector<std::string>* warnings);
 

@@ -235,13 +235,29 @@ TEST_CASE("TF_FORCE_GPU_ALLOW_GROWTH overrides allow_growth when true or false",
   CHECK(Plan(growth, FreshCards(2, kGiB)).gpus[1].allow_growth);
   CHECK_FALSE(Plan(no_growth, FreshCards(1, kGiB)).gpus[0].allow_growth);
 
+  // An override that changes the value warns once per plan, in TF's words.
   LogicalGpuPlan plan = Plan(no_growth, FreshCards(2, kGiB), std::nullopt, "true");
   CHECK(plan.gpus[0].allow_growth);
   CHECK(plan.gpus[1].allow_growth);
-  CHECK(plan.warnings.empty());
+  CHECK(plan.warnings == std::vector<std::string>{
+                             "Overriding allow_growth setting because the "
+                             "TF_FORCE_GPU_ALLOW_GROWTH environment variable is set. Original "
+                             "config value was 0."});
 
   plan = Plan(growth, FreshCards(1, kGiB), std::nullopt, "false");
   CHECK_FALSE(plan.gpus[0].allow_growth);
+  CHECK(plan.warnings == std::vector<std::string>{
+                             "Overriding allow_growth setting because the "
+                             "TF_FORCE_GPU_ALLOW_GROWTH environment variable is set. Original "
+                             "config value was 1."});
+
+  // One that agrees with the config says nothing.
+  plan = Plan(growth, FreshCards(1, kGiB), std::nullopt, "true");
+  CHECK(plan.gpus[0].allow_growth);
+  CHECK(plan.warnings.empty());
+  plan = Plan(no_growth, FreshCards(1, kGiB), std::nullopt, "false");
+  CHECK_FALSE(plan.gpus[0].allow_growth);
+  CHECK(plan.warnings.empty());
 
   // Anything else keeps the config value, with a warning (TF logs an error).
   for (const char* garbage : {"garbage", "TRUE", "1", ""}) {
@@ -255,11 +271,15 @@ TEST_CASE("TF_FORCE_GPU_ALLOW_GROWTH overrides allow_growth when true or false",
   }
 
   std::vector<std::string> warnings;
-  CHECK(ResolveAllowGrowth(false, "true", &warnings));
-  CHECK_FALSE(ResolveAllowGrowth(true, "false", &warnings));
+  CHECK(ResolveAllowGrowth(true, "true", &warnings));
+  CHECK_FALSE(ResolveAllowGrowth(false, "false", &warnings));
   CHECK(ResolveAllowGrowth(true, std::nullopt, &warnings));
   CHECK(warnings.empty());
+  CHECK(ResolveAllowGrowth(false, "true", &warnings));
+  CHECK_FALSE(ResolveAllowGrowth(true, "false", &warnings));
+  CHECK(warnings.size() == 2);
   CHECK_FALSE(ResolveAllowGrowth(false, "yes", nullptr));
+  CHECK(ResolveAllowGrowth(false, "true", nullptr));
 }
 
 TEST_CASE("CUDA_VISIBLE_DEVICES picks and orders cards, stopping at a bad entry",

@@ -267,7 +267,14 @@ TEST_CASE("TF_FORCE_GPU_ALLOW_GROWTH reaches the simulated GPUs", "[device_facto
     auto* gpu = dynamic_cast<sim::SimGpuDevice*>(devices.devices->devices()[1]);
     REQUIRE(gpu != nullptr);
     CHECK(gpu->options().allow_growth);
-    CHECK(devices.warnings.empty());
+    // It changed the config's value, so TF's override warning is reported.
+    REQUIRE(devices.warnings.size() == 1);
+    CHECK(absl::StartsWith(devices.warnings[0], "Overriding allow_growth setting because the "
+                                                "TF_FORCE_GPU_ALLOW_GROWTH environment"));
+
+    ConfigProto already;
+    already.mutable_gpu_options()->set_allow_growth(true);
+    CHECK(Create(already).warnings.empty());
   }
   {
     ScopedEnv growth("TF_FORCE_GPU_ALLOW_GROWTH", "maybe");
