@@ -7,8 +7,16 @@
 #   DIR/run_gpu_suite.sh [OUT]     # there: run every [cuda] test and the GPU benchmarks,
 #                                  # raw output under OUT (default $OUT or ./gpu_results)
 #
-# Binaries are the Bazel-built test and benchmark programs; their shared libraries that a
-# bare machine lacks (Abseil, protobuf, oneDNN, OpenBLAS, cuBLAS, ...) travel in DIR/lib.
+# Binaries are the Bazel-built test and benchmark programs. DIR/lib carries every shared
+# library they load except glibc's own (libc, libm, libpthread, libdl, librt, ld-linux),
+# the driver's libcuda.so.1 (it must match the kernel module) and cuBLAS (libcublas +
+# libcublasLt are ~600 MB, past the 64 MiB a carried tar.gz may weigh): so libstdc++,
+# libgcc_s, libgomp, Abseil, protobuf, oneDNN, OpenBLAS and libcudart (13.x, <1 MB) come
+# along, and a machine with an older libstdc++ or no CUDA toolkit still runs them.
+# run_gpu_suite.sh finds cuBLAS in a CUDA toolkit (/usr/local/cuda*), the system library
+# dirs or a pip-installed nvidia-cublas wheel, checks with ldd that every binary resolves
+# all its libraries, and fails loudly (naming what is missing, or "no GPU") otherwise.
+# The one thing the bundle cannot carry is glibc: the target needs glibc >= this machine's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DEST="${1:-gpu_bundle}"
@@ -32,30 +40,125 @@ for label in "${GPU_TESTS[@]}" "${BENCHES[@]}"; do
   strip --strip-unneeded "$DEST/bin/$(basename "$path")" 2>/dev/null || true
 done
 
-# Shared libraries not part of a bare glibc/libstdc++ system. CUDA's own libraries stay
-# behind: the GPU machine has CUDA 13 (cuBLAS alone is ~600 MB).
-BASE='^(linux-vdso|libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux|libpthread|libdl\.so|librt\.so|libcuda|libcudart|libcublas|libnvrtc)'
+# Shared libraries to carry: everything ldd resolves except glibc's own, the driver's
+# libcuda and cuBLAS (see the top).
+SKIP='^(linux-vdso|libc\.so|libm\.so|libmvec\.so|ld-linux|libpthread\.so|libdl\.so|librt\.so|libutil\.so|libresolv\.so|libcuda\.so|libnvidia-|libcublas\.so|libcublasLt\.so)'
 for bin in "$DEST"/bin/*; do
+  if ldd "$bin" | grep -q 'not found'; then
+    echo "gpu_bundle: $bin has unresolved libraries here:" >&2
+    ldd "$bin" | grep 'not found' >&2
+    exit 1
+  fi
   ldd "$bin" | awk '/=> \//{print $1, $3}' | while read -r name lib; do
-    [[ "$name" =~ $BASE ]] && continue
-    cp -nL "$lib" "$DEST/lib/" 2>/dev/null || true
+    [[ "$name" =~ $SKIP ]] && continue
+    # Under the name the binaries ask for (the soname), dereferencing symlinks.
+    [ -e "$DEST/lib/$name" ] || cp -L "$lib" "$DEST/lib/$name"
   done
 done
+GLIBC_HERE="$(ldd --version | head -1 | grep -oE '[0-9]+\.[0-9]+$' || true)"
+echo "$GLIBC_HERE" > "$DEST/GLIBC_VERSION"
 
 cat > "$DEST/run_gpu_suite.sh" <<'RUN'
 #!/usr/bin/env bash
 # Runs every dflow GPU test ([cuda]) and benchmark in this bundle; raw output in OUT.
+# Fails loudly (exit 2) before running anything when a binary cannot load a library or
+# the machine has no NVIDIA driver or no GPU; exit 1 when a test or benchmark fails.
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 OUT="${1:-${OUT:-$PWD/gpu_results}}"
 mkdir -p "$OUT"
-CUDA_LIB="/usr/local/cuda/lib64"
-if command -v nvcc >/dev/null 2>&1; then CUDA_LIB="$(dirname "$(command -v nvcc)")/../lib64"; fi
-export LD_LIBRARY_PATH="$HERE/lib:$CUDA_LIB:${LD_LIBRARY_PATH:-}"
+
+die() {
+  echo "run_gpu_suite: FAILED: $*" | tee -a "$OUT/preflight.txt" >&2
+  exit 2
+}
+
+# cuBLAS (and anything else not in lib/): directories holding libcublasLt.so.13, first
+# match wins, from a CUDA toolkit, the system library dirs, then pip's nvidia wheels.
+cuda_dirs=()
+if command -v nvcc >/dev/null 2>&1; then cuda_dirs+=("$(dirname "$(command -v nvcc)")/../lib64"); fi
+for d in /usr/local/cuda/lib64 /usr/local/cuda-*/lib64 /usr/local/cuda*/targets/x86_64-linux/lib \
+         /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib/wsl/lib; do
+  [ -d "$d" ] && cuda_dirs+=("$d")
+done
+site_dirs=()
+for py in python3 python; do
+  command -v "$py" >/dev/null 2>&1 || continue
+  while IFS= read -r d; do site_dirs+=("$d"); done < <("$py" -c \
+    'import site, sys; print("\n".join(site.getsitepackages() + [site.getusersitepackages()] + sys.path))' 2>/dev/null)
+done
+for d in /usr/local/lib/python3*/dist-packages /usr/lib/python3*/dist-packages \
+         /usr/local/lib/python3*/site-packages "$HOME"/.local/lib/python3*/site-packages \
+         /opt/conda/lib/python3*/site-packages; do
+  [ -d "$d" ] && site_dirs+=("$d")
+done
+for d in "${site_dirs[@]}"; do
+  [ -d "$d/nvidia" ] || continue
+  while IFS= read -r lib; do cuda_dirs+=("$(dirname "$lib")"); done < <(
+    find "$d/nvidia" -maxdepth 4 -name 'libcublas*.so*' 2>/dev/null)
+done
+lib_path="$HERE/lib"
+for d in "${cuda_dirs[@]}"; do
+  if compgen -G "$d/libcublasLt.so.13*" >/dev/null || compgen -G "$d/libcublas.so.13*" >/dev/null; then
+    d="$(cd "$d" && pwd -P)"
+    case ":$lib_path:" in *":$d:"*) ;; *) lib_path="$lib_path:$d" ;; esac
+  fi
+done
+export LD_LIBRARY_PATH="$lib_path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+# The machine, into the results.
 {
   date -u +%Y-%m-%dT%H:%MZ
-  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1 || echo "no nvidia-smi"
+  uname -a
+  ldd --version 2>&1 | head -1
+  echo "bundle built with glibc $(cat "$HERE/GLIBC_VERSION" 2>/dev/null)"
+  echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+  if command -v nvidia-smi >/dev/null 2>&1; then
+    nvidia-smi 2>&1
+    nvidia-smi --query-gpu=name,memory.total,driver_version,pci.bus_id --format=csv 2>&1
+    nvidia-smi topo -m 2>&1
+  else
+    echo "no nvidia-smi"
+  fi
 } > "$OUT/machine.txt"
+
+# Every binary must resolve every library; name the missing ones.
+missing=""
+for bin in "$HERE"/bin/*; do
+  ldd "$bin" > "$OUT/ldd_$(basename "$bin").txt" 2>&1 || true
+  while read -r name _; do
+    missing="$missing  $name (needed by bin/$(basename "$bin"))"$'\n'
+  done < <(grep 'not found' "$OUT/ldd_$(basename "$bin").txt")
+done
+if [ -n "$missing" ]; then
+  hint=""
+  if [[ "$missing" == *libcublas* ]]; then
+    hint="cuBLAS 13 (libcublas.so.13, libcublasLt.so.13) does not travel in the bundle: install
+the CUDA 13 toolkit (/usr/local/cuda/lib64) or 'pip install nvidia-cublas' (the CUDA 13
+wheel), or put its directory on LD_LIBRARY_PATH. Searched: ${cuda_dirs[*]:-nothing}"
+  fi
+  die "shared libraries not found:
+$missing$hint"
+fi
+
+# The driver (libcuda.so.1) and at least one GPU, or nothing can pass.
+have_libcuda=0
+if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then have_libcuda=1; fi
+IFS=: read -ra path_dirs <<< "$LD_LIBRARY_PATH"
+for d in "${path_dirs[@]}" /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib/wsl/lib; do
+  [ -n "$d" ] && [ -e "$d/libcuda.so.1" ] && have_libcuda=1
+done
+[ "$have_libcuda" = 1 ] || die "no GPU: the NVIDIA driver's libcuda.so.1 is not installed"
+if command -v nvidia-smi >/dev/null 2>&1; then
+  gpus="$(nvidia-smi -L 2>&1)" || die "no GPU: nvidia-smi -L failed: $gpus"
+  echo "$gpus" | grep -q '^GPU ' || die "no GPU: nvidia-smi -L lists none: $gpus"
+  echo "$gpus"
+  driver_cuda="$(nvidia-smi 2>/dev/null | grep -oE 'CUDA Version: [0-9]+' | grep -oE '[0-9]+$' || true)"
+  if [ -n "$driver_cuda" ] && [ "$driver_cuda" -lt 13 ]; then
+    die "the driver supports CUDA $driver_cuda only; this bundle's runtime is CUDA 13"
+  fi
+fi
+
 failed=0
 for test in "$HERE"/bin/*_test; do
   name=$(basename "$test")
@@ -74,11 +177,16 @@ for bench in "$HERE"/bin/*bench*; do
   done
 done
 echo "raw output: $OUT"
+[ "$failed" = 0 ] && echo "run_gpu_suite: all passed" || echo "run_gpu_suite: FAILED (see above)"
 exit $failed
 RUN
 chmod +x "$DEST/run_gpu_suite.sh"
 # One file to carry: the directory compressed (the shared libraries dominate: oneDNN and
-# OpenBLAS are the CPU reference kernels the conformance tests compare against).
+# OpenBLAS are the CPU reference kernels the conformance tests compare against). The
+# device tool carries at most 64 MiB.
 tar -C "$(dirname "$DEST")" -czf "$DEST.tar.gz" "$(basename "$DEST")"
+if [ "$(stat -c %s "$DEST.tar.gz")" -gt $((64 << 20)) ]; then
+  echo "gpu_bundle: WARNING: $DEST.tar.gz is over 64 MiB, more than the device tool carries" >&2
+fi
 echo "gpu_bundle: $(ls "$DEST/bin" | wc -l) programs, $(du -sh "$DEST" | cut -f1) in $DEST, $(du -sh "$DEST.tar.gz" | cut -f1) as $DEST.tar.gz"
 echo "run it on a GPU machine: $DEST/run_gpu_suite.sh \$OUT"
