@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 
 #include "absl/container/inlined_vector.h"
@@ -286,7 +287,8 @@ absl::Status Executor::Build(const Graph& graph, const KernelRegistry& kernels) 
     NodeItem& item = nodes_[i];
     // Kernels see their inputs by name (timeline labels, error messages).
     absl::StatusOr<std::unique_ptr<OpKernel>> kernel = kernels.CreateKernel(
-        graph.NodeDefWithInputs(*node), node->op_def(), node->input_types(), node->output_types(), device_);
+        std::make_shared<const NodeDef>(graph.NodeDefWithInputs(*node)), node->op_def(),
+        node->input_types(), node->output_types(), device_);
     if (!kernel.ok()) return AttachNodeName(kernel.status(), node->name());
     item.kernel = *std::move(kernel);
     item.is_async = item.kernel->AsAsync() != nullptr;

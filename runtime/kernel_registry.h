@@ -87,6 +87,12 @@ class KernelRegistry final : public KernelSupport {
                                                          const DataTypeVector& inputs,
                                                          const DataTypeVector& outputs,
                                                          Device* device) const;
+  // As above; the kernel keeps `node` itself rather than a copy.
+  absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(std::shared_ptr<const NodeDef> node,
+                                                         const OpDef& op_def,
+                                                         const DataTypeVector& inputs,
+                                                         const DataTypeVector& outputs,
+                                                         Device* device) const;
 
   std::vector<std::string> SupportedDeviceTypes(const NodeDef& node) const override;
   std::string DescribeKernels(absl::string_view op) const override;

@@ -2,6 +2,7 @@
 
 #include <condition_variable>
 #include <mutex>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "graph/node_def_util.h"
@@ -45,6 +46,21 @@ OpKernelConstruction::OpKernelConstruction(const NodeDef& def, const OpDef& op_d
                                            const DataTypeVector& inputs,
                                            const DataTypeVector& outputs, Device* device)
     : def_(def), op_def_(op_def), inputs_(inputs), outputs_(outputs), device_(device) {}
+
+OpKernelConstruction::OpKernelConstruction(std::shared_ptr<const NodeDef> def,
+                                           const OpDef& op_def, const DataTypeVector& inputs,
+                                           const DataTypeVector& outputs, Device* device)
+    : shared_def_(std::move(def)),
+      def_(*shared_def_),
+      op_def_(op_def),
+      inputs_(inputs),
+      outputs_(outputs),
+      device_(device) {}
+
+std::shared_ptr<const NodeDef> OpKernelConstruction::shared_def() const {
+  if (shared_def_ == nullptr) shared_def_ = std::make_shared<const NodeDef>(def_);
+  return shared_def_;
+}
 
 bool OpKernelConstruction::HasAttr(absl::string_view name) const {
   return FindAttr(def_, name) != nullptr;
@@ -169,7 +185,7 @@ void OpKernelContext::set_output_ref(int index, RefSlot* slot) {
 }
 
 OpKernel::OpKernel(OpKernelConstruction* context)
-    : def_(context->def()), output_types_(context->output_types()) {}
+    : def_(context->shared_def()), output_types_(context->output_types()) {}
 
 void AsyncOpKernel::Compute(OpKernelContext* context) {
   std::mutex mu;

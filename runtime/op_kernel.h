@@ -73,6 +73,15 @@ class OpKernelConstruction {
   // All references are borrowed and must outlive the construction call.
   OpKernelConstruction(const NodeDef& def, const OpDef& op_def, const DataTypeVector& inputs,
                        const DataTypeVector& outputs, Device* device);
+  // As above, with a NodeDef that kernels share instead of copying (a Const's NodeDef
+  // holds its whole value; a simulated-GPU kernel and the CPU kernel inside it both keep
+  // the def).
+  OpKernelConstruction(std::shared_ptr<const NodeDef> def, const OpDef& op_def,
+                       const DataTypeVector& inputs, const DataTypeVector& outputs,
+                       Device* device);
+
+  // The def, shared: the one passed in, or a copy made on the first call.
+  std::shared_ptr<const NodeDef> shared_def() const;
 
   const NodeDef& def() const { return def_; }
   const OpDef& op_def() const { return op_def_; }
@@ -96,6 +105,7 @@ class OpKernelConstruction {
   const absl::Status& status() const { return status_; }
 
  private:
+  mutable std::shared_ptr<const NodeDef> shared_def_;  // set first: def_ may refer to it
   const NodeDef& def_;
   const OpDef& op_def_;
   const DataTypeVector& inputs_;
@@ -244,14 +254,14 @@ class OpKernel {
   // thread. Defaults to true; bookkeeping kernels (Const, Identity, ...) say false.
   virtual bool IsExpensive() const { return true; }
 
-  const std::string& name() const { return def_.name(); }
-  const std::string& type_string() const { return def_.op(); }
-  const NodeDef& def() const { return def_; }
+  const std::string& name() const { return def_->name(); }
+  const std::string& type_string() const { return def_->op(); }
+  const NodeDef& def() const { return *def_; }
   DataType output_type(int i) const { return output_types_[i]; }
   int num_outputs() const { return static_cast<int>(output_types_.size()); }
 
  private:
-  NodeDef def_;
+  std::shared_ptr<const NodeDef> def_;  // never null; shared with wrapped kernels
   DataTypeVector output_types_;
 };
 

@@ -140,7 +140,7 @@ void Transfers(const BenchContext& b) {
 int main(int argc, char** argv) {
   using namespace dflow::gpu_bench;
   BenchContext b{"sim_gpu_bench", "sim_gpu", dflow::sim::kSimGpuName, /*threads=*/1,
-                 /*iterations=*/3};
+                 /*iterations=*/5};
   ParseArgs(argc, argv, &b);
   // This program's own environment, read when each session creates its devices.
   UseOneSimulatedGpu();
