@@ -51,7 +51,7 @@ void Report(const BenchContext& b, const char* bench, const char* unit, double d
 std::unique_ptr<Session> MakeSession(const BenchContext& b, const Scope& root);
 
 // Milliseconds per step: b.iterations target-only steps, then one step fetching `sync`
-// (after one warm-up of each).
+// (after one untimed run of that same loop).
 double TimeSteps(const BenchContext& b, Session& session,
                  const std::vector<std::pair<std::string, Tensor>>& feeds,
                  const std::string& target, const std::string& sync);
