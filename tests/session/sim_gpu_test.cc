@@ -65,12 +65,17 @@ struct TowerGraph {
   }
 };
 
+// The seed example: c = MatMul(a, b) of Consts a [2,3] and b [3,2], = [[22,28],[49,64]].
+Output SeedMatMul(const Scope& root) {
+  Output a = Const(root.WithOpName("a"), {{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
+  Output b = Const(root.WithOpName("b"), {{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}});
+  return MatMul(root.WithOpName("c"), a, b);
+}
+
 TEST_CASE("MatMul prefers a simulated GPU and gives [[22,28],[49,64]]", "[sim_gpu]") {
   ScopedEnv env("DFLOW_SIMULATED_GPUS", "4:1024");
   Scope root = Scope::NewRootScope();
-  Output a = Const(root.WithOpName("a"), {{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
-  Output b = Const(root.WithOpName("b"), {{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}});
-  Output c = MatMul(root.WithOpName("c"), a, b);
+  Output c = SeedMatMul(root);
   auto session = ClientSession::Create(root);
   REQUIRE(session.ok());
   std::vector<Tensor> out;
@@ -215,9 +220,7 @@ TEST_CASE("RunMetadata reports each device's memory; FULL_TRACE adds TF's per-no
 TEST_CASE("An op without a GPU kernel falls back to the CPU with copies", "[sim_gpu]") {
   ScopedEnv env("DFLOW_SIMULATED_GPUS", "4:1024");
   Scope root = Scope::NewRootScope();
-  Output a = Const(root.WithOpName("a"), {{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
-  Output b = Const(root.WithOpName("b"), {{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}});
-  Output c = MatMul(root.WithOpName("c"), a, b);
+  Output c = SeedMatMul(root);
   Output t = Transpose(root.WithOpName("t"), c, {1, 0});
   Output n = Neg(root.WithOpName("n"), t);  // back on the GPU: a CPU -> GPU copy
   Output r = Relu(root.WithOpName("r"), Neg(root.WithOpName("m"), n));
@@ -288,9 +291,7 @@ TEST_CASE("A Const on a simulated GPU is built once, not uploaded or allocated p
           "[sim_gpu]") {
   ScopedEnv env("DFLOW_SIMULATED_GPUS", "1:1024");
   Scope root = Scope::NewRootScope();
-  Output a = Const(root.WithOpName("a"), {{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
-  Output b = Const(root.WithOpName("b"), {{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}});
-  Output c = MatMul(root.WithOpName("c"), a, b);
+  Output c = SeedMatMul(root);
   auto session = ClientSession::Create(root);
   REQUIRE(session.ok());
   Session* s = (*session)->session();
@@ -341,9 +342,7 @@ TEST_CASE("GPU kernels only enqueue on the compute stream; Run waits for it",
           "[sim_gpu]") {
   ScopedEnv env("DFLOW_SIMULATED_GPUS", "1:1024");
   Scope root = Scope::NewRootScope();
-  Output a = Const(root.WithOpName("a"), {{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
-  Output b = Const(root.WithOpName("b"), {{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}});
-  Output c = MatMul(root.WithOpName("c"), a, b);
+  Output c = SeedMatMul(root);
   auto session = ClientSession::Create(root);
   REQUIRE(session.ok());
   Session* s = (*session)->session();

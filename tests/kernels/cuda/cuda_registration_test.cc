@@ -18,6 +18,7 @@
 #include "session/device_factory.h"
 #include "session/kernel_library.h"
 #include "tests/testing/op_tester.h"
+#include "tests/kernels/sim/gpu_table_check.h"
 #include "tests/testing/scoped_env.h"
 
 namespace dflow {
@@ -30,15 +31,7 @@ TEST_CASE("CUDA kernels register every op of the table with exactly its dtypes",
   absl::Status status = RegisterCudaKernels(&registry);
   INFO(status.ToString());
   REQUIRE(status.ok());
-  std::set<std::string> expected;
-  for (const GpuKernelSpec& spec : GpuKernelSpecs()) {
-    INFO(spec.op);
-    expected.insert(spec.op);
-    auto entries = registry.Entries(spec.op, "GPU");
-    REQUIRE(entries.size() == 1);
-    CHECK(entries[0].first.type_constraints == spec.type_constraints);
-    CHECK(entries[0].first.host_memory_args == spec.host_memory_args);
-  }
+  std::set<std::string> expected = testing::CheckGpuKernelsMatchTable(registry);
   for (const char* op : {"_Send", "_Recv"}) {
     INFO(op);
     CHECK_FALSE(registry.Entries(op, "GPU").empty());

@@ -16,6 +16,7 @@
 #include "kernels/sim/register_sim_kernels.h"
 #include "session/client_session.h"
 #include "session/session.h"
+#include "tests/kernels/sim/gpu_table_check.h"
 #include "tests/testing/scoped_env.h"
 
 namespace dflow {
@@ -51,15 +52,8 @@ TEST_CASE("Simulated-GPU kernels have exactly the table's dtype constraints and 
   absl::Status status = RegisterSimGpuKernels(&registry);
   INFO(status.ToString());
   REQUIRE(status.ok());
-  std::set<std::string> expected = {"_Send", "_Recv", "_HostSend", "_HostRecv"};
-  for (const GpuKernelSpec& spec : GpuKernelSpecs()) {
-    INFO(spec.op);
-    expected.insert(spec.op);
-    auto entries = registry.Entries(spec.op, "GPU");
-    REQUIRE(entries.size() == 1);
-    CHECK(entries[0].first.type_constraints == spec.type_constraints);
-    CHECK(entries[0].first.host_memory_args == spec.host_memory_args);
-  }
+  std::set<std::string> expected = testing::CheckGpuKernelsMatchTable(registry);
+  expected.insert({"_Send", "_Recv", "_HostSend", "_HostRecv"});
   // No other op has a GPU kernel.
   std::set<std::string> gpu_ops;
   for (const std::string& op : registry.OpsWithKernels()) {
