@@ -52,6 +52,10 @@ class Stream {
   // wait: the host is not blocked).
   absl::Status WaitFor(Event& event);
   // Calls `callback` on a host thread after all earlier work (with the stream's status).
+  // Callbacks run in the order they were enqueued, but later work on the stream need not
+  // wait for them (on CUDA they run on a thread of their own, since a callback may free
+  // memory or launch work, which CUDA's own callback thread must not): nothing enqueued
+  // later may depend on what a callback does.
   absl::Status ThenExecute(std::function<void(const absl::Status&)> callback);
   // Blocks the host until all enqueued work is done.
   absl::Status BlockHostUntilDone();

@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
 
 #include "graph/status_macros.h"
 #include "kernels/cuda/cuda_kernel_util.h"
@@ -38,16 +37,9 @@ absl::StatusOr<Tensor> UploadConst(CudaGpuDevice* gpu, const Tensor& host) {
   }
   // Through the copier, not a plain cudaMemcpy: the fresh device buffer may be one that
   // work still queued on the compute stream uses (the executor may be built while other
-  // steps run), and the copier's host_to_device stream first waits for that work. It
-  // returns once the compute stream is ordered after the upload.
-  absl::Notification uploaded;
-  absl::Status status;
-  gpu->copier()->CopyHostToDevice(host, out, [&](const absl::Status& copied) {
-    status = copied;
-    uploaded.Notify();
-  });
-  uploaded.WaitForNotification();
-  DFLOW_RETURN_IF_ERROR(status);
+  // steps run), and the copier's host_to_device stream first waits for that work. On
+  // this thread, which returns once the compute stream is ordered after the upload.
+  DFLOW_RETURN_IF_ERROR(gpu->cuda_copier()->CopyHostToDeviceNow(host, out));
   return out;
 }
 

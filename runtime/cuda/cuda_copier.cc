@@ -69,26 +69,28 @@ void CudaCopier::CopyDeviceToHostImpl(const Tensor& src, const Tensor& dst,
   });
 }
 
+absl::Status CudaCopier::CopyHostToDeviceNow(const Tensor& src, const Tensor& dst) {
+  DFLOW_RETURN_IF_ERROR(CheckCopyable(src, dst));
+  CudaStream* h2d = device_->host_to_device_stream();
+  CudaStream* compute = device_->compute_stream();
+  DFLOW_RETURN_IF_ERROR(device_->Activate());
+  DFLOW_RETURN_IF_ERROR(WaitFor(*h2d, *compute));
+  DFLOW_RETURN_IF_ERROR(DrainOnError(
+      *h2d, device_->h2d_staging()->CopyToDevice(*h2d, dst.raw_data(), src.raw_data(),
+                                                 src.TotalBytes())));
+  DFLOW_RETURN_IF_ERROR(DrainOnError(*h2d, HoldUntilDone(*h2d, src, dst)));
+  return WaitFor(*compute, *h2d);
+}
+
 void CudaCopier::CopyHostToDeviceImpl(const Tensor& src, const Tensor& dst,
                                       StatusCallback done) {
-  CudaGpuDevice* device = device_;
-  auto copy = [device, src, dst]() -> absl::Status {
-    CudaStream* h2d = device->host_to_device_stream();
-    CudaStream* compute = device->compute_stream();
-    DFLOW_RETURN_IF_ERROR(device->Activate());
-    DFLOW_RETURN_IF_ERROR(WaitFor(*h2d, *compute));
-    DFLOW_RETURN_IF_ERROR(DrainOnError(
-        *h2d, device->h2d_staging()->CopyToDevice(*h2d, dst.raw_data(), src.raw_data(),
-                                                  src.TotalBytes())));
-    DFLOW_RETURN_IF_ERROR(DrainOnError(*h2d, HoldUntilDone(*h2d, src, dst)));
-    return WaitFor(*compute, *h2d);
-  };
   if (src.TotalBytes() <= PinnedStaging::kDirectMax || IsPinned(src.raw_data())) {
-    return done(copy());
+    return done(CopyHostToDeviceNow(src, dst));
   }
   // A big pageable source is staged: its host memcpys last as long as the DMA, so they
   // run on a pool thread and the executor's thread goes on with other nodes.
-  device_->compute_pool()->Schedule([copy = std::move(copy), done] { done(copy()); });
+  device_->compute_pool()->Schedule(
+      [this, src, dst, done] { done(CopyHostToDeviceNow(src, dst)); });
 }
 
 void CudaCopier::CopyDeviceToDeviceImpl(const Tensor& src, Device* dst_device, const Tensor& dst,
@@ -107,8 +109,10 @@ void CudaCopier::CopyDeviceToDeviceImpl(const Tensor& src, Device* dst_device, c
     // cudaMemcpyDefault under unified addressing: a peer copy between two GPUs (staged
     // by the driver when they have no peer path), a plain copy within one card (virtual
     // devices), and correct for a source in pinned host memory (small Consts) too.
-    DFLOW_RETURN_IF_ERROR(d2d->MemcpyDeviceToDevice(dst.raw_data(), src.raw_data(),
-                                                    src.TotalBytes()));
+    // Not Stream::MemcpyDeviceToDevice, whose enqueue failure would fail the stream for
+    // good: a failed peer copy fails this copy only.
+    DFLOW_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst.raw_data(), src.raw_data(), src.TotalBytes(),
+                                               cudaMemcpyDefault, d2d->handle()));
     DFLOW_RETURN_IF_ERROR(DrainOnError(*d2d, HoldUntilDone(*d2d, src, dst)));
     DFLOW_RETURN_IF_ERROR(receiver->Activate());
     absl::Status waited = WaitFor(*receiver->compute_stream(), *d2d);

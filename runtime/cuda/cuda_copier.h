@@ -37,6 +37,12 @@ class CudaCopier final : public DeviceCopier {
   // `device` owns the copier and outlives it.
   explicit CudaCopier(CudaGpuDevice* device) : device_(device) {}
 
+  // The host -> device copy of CopyHostToDevice, on the calling thread whatever the
+  // source (a pageable one is staged here): returns once the compute stream is ordered
+  // after the copy. For callers that must not wait for a pool thread (Const upload while
+  // an executor is built).
+  absl::Status CopyHostToDeviceNow(const Tensor& src, const Tensor& dst);
+
  private:
   void CopyDeviceToHostImpl(const Tensor& src, const Tensor& dst, StatusCallback done) override;
   void CopyHostToDeviceImpl(const Tensor& src, const Tensor& dst, StatusCallback done) override;

@@ -74,6 +74,7 @@ class CudaGpuDevice final : public Device {
   CudaStream* device_to_host_stream() { return device_to_host_.get(); }
   CudaStream* device_to_device_stream() { return device_to_device_.get(); }
   DeviceCopier* copier() override { return copier_.get(); }
+  CudaCopier* cuda_copier() { return copier_.get(); }
   PinnedStaging* h2d_staging() { return h2d_staging_.get(); }
   PinnedStaging* d2h_staging() { return d2h_staging_.get(); }
 

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -192,11 +193,6 @@ absl::Status LaunchWait(cudaStream_t stream, cudaEvent_t event) {
   return absl::OkStatus();
 }
 
-absl::Status Synchronize(cudaStream_t stream) {
-  DFLOW_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 void CudaStreamDeleter::operator()(CUstream_st* stream) const { cudaStreamDestroy(stream); }
@@ -220,7 +216,12 @@ absl::Status CudaEvent::HostWait() {
 
 absl::StatusOr<std::unique_ptr<CudaStream>> CudaStream::Create(int device_ordinal, Kind kind) {
   DFLOW_ASSIGN_OR_RETURN(CudaStreamHandle stream, CreateStreamHandle(device_ordinal));
-  return std::unique_ptr<CudaStream>(new CudaStream(device_ordinal, kind, std::move(stream)));
+  try {  // the callback thread: std::thread reports failure only by throwing
+    return std::unique_ptr<CudaStream>(new CudaStream(device_ordinal, kind, std::move(stream)));
+  } catch (const std::system_error& error) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "GPU:", device_ordinal, " stream: cannot start its callback thread: ", error.what()));
+  }
 }
 
 CudaStream::CudaStream(int device_ordinal, Kind kind, CudaStreamHandle stream)
@@ -296,9 +297,14 @@ absl::Status CudaStream::BlockHostUntilDoneImpl() {
     absl::MutexLock lock(&enqueue_mu_);
     callbacks = callbacks_enqueued_;
   }
-  absl::Status synchronized = Synchronize(stream_.get());
-  // Every callback enqueued so far has been posted (CUDA's part ran); wait for ours.
-  worker_->WaitUntilFinished(callbacks);
+  const cudaError_t raw = cudaStreamSynchronize(stream_.get());
+  // Every callback enqueued so far has been posted (CUDA's part ran); wait for ours. Not
+  // when the CUDA runtime is unloading (process exit): it may deliver no more callbacks.
+  if (raw != cudaErrorCudartUnloading) worker_->WaitUntilFinished(callbacks);
+  absl::Status synchronized = raw == cudaSuccess
+                                  ? absl::OkStatus()
+                                  : CudaErrorToStatus(raw, "cudaStreamSynchronize", __FILE__,
+                                                      __LINE__);
   // An asynchronous CUDA error has no known place in the stream; the first error wins.
   if (!synchronized.ok()) state_->Fail(synchronized, CudaStreamState::kUnknownPosition);
   return state_->status();
