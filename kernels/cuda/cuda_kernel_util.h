@@ -29,7 +29,8 @@ namespace dflow::cuda {
 
 // The "GPU" KernelDef of `op`: the dtype constraints and host-memory args of its entry in
 // kernels/sim/gpu_kernel_list.h, the one list simulated GPUs register from too. An op
-// missing from the table gets an unconstrained def, which RegisterCudaKernels refuses.
+// missing from the table gets an unconstrained def, which RegisterCudaKernels refuses
+// (it checks the registry against the table both ways).
 KernelDef GpuKernel(absl::string_view op);
 
 // INVALID_ARGUMENT "<op>: <what>" (the executor adds the node name).

@@ -16,6 +16,8 @@
 #include <cfloat>
 #include <climits>
 #include <cmath>
+#include <cstdint>
+#include <type_traits>
 
 #include "kernels/cuda/launchers.h"
 
@@ -68,10 +70,18 @@ __device__ A Identity(bool max) {
   return max ? Lowest<A>() : A(0);
 }
 
-// The output value: the accumulator, divided by `divisor` when it is > 0 (Mean).
+// The output value: the accumulator, divided by `divisor` when it is > 0 (Mean). Integers
+// as the CPU kernel does it: the sum wrapped to T, then int64 division (exact, and the
+// same whether the sum took one pass or several).
 template <typename T, typename A>
 __device__ T Finish(A acc, double divisor) {
-  return divisor > 0 ? static_cast<T>(static_cast<double>(acc) / divisor) : static_cast<T>(acc);
+  if (!(divisor > 0)) return static_cast<T>(acc);
+  if constexpr (std::is_integral<T>::value) {
+    return static_cast<T>(static_cast<int64_t>(static_cast<T>(acc)) /
+                          static_cast<int64_t>(divisor));
+  } else {
+    return static_cast<T>(static_cast<double>(acc) / divisor);
+  }
 }
 
 // Pairwise tree over the block's threads; every thread gets the result. Ends with a

@@ -1,5 +1,7 @@
 #include "kernels/cuda/register_cuda_kernels.h"
 
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
 #include "kernels/cpu/sendrecv_ops.h"
@@ -15,6 +17,14 @@ absl::Status RegisterCudaKernels(KernelRegistry* registry) {
     if (registry->Entries(spec.op, "GPU").empty()) {
       return absl::FailedPreconditionError(absl::StrCat(
           "RegisterCudaKernels: '", spec.op, "' is in gpu_kernel_list.h but has no CUDA kernel"));
+    }
+  }
+  // And the other way: no CUDA kernel outside the table (simulated GPUs would not have it,
+  // and placement on them would no longer predict placement here).
+  for (const std::string& op : registry->OpsWithKernels()) {
+    if (FindGpuKernelSpec(op) == nullptr && !registry->Entries(op, "GPU").empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "RegisterCudaKernels: '", op, "' has a CUDA kernel but is not in gpu_kernel_list.h"));
     }
   }
   // Copies between devices: the generic _Send/_Recv over CudaCopier.

@@ -102,6 +102,7 @@ BfcAllocator* CudaGpuDevice::host_allocator() { return ProcessPinnedHostAllocato
 
 absl::Status CudaGpuDevice::Activate() const {
   DFLOW_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.ordinal));
+  ScopedActivateDevice::CurrentOnThread() = options_.ordinal;
   return absl::OkStatus();
 }
 
