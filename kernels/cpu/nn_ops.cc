@@ -19,18 +19,20 @@ namespace {
 // ---------------------------------------------------------------------------------
 // Activations.
 
+// Relu and Relu6 keep NaN, as TF does (relu(nan) = relu6(nan) = nan): every comparison
+// with NaN is false, so NaN falls through to `x`.
 struct ReluFn {
   static constexpr int kCost = 1;
   template <typename T>
   static T Apply(T x) {
-    return x > T(0) ? x : T(0);
+    return x < T(0) ? T(0) : x;
   }
 };
 struct Relu6Fn {
   static constexpr int kCost = 1;
   template <typename T>
   static T Apply(T x) {
-    return std::min(std::max(x, T(0)), T(6));
+    return x < T(0) ? T(0) : (x > T(6) ? T(6) : x);
   }
 };
 struct EluFn {

@@ -28,8 +28,9 @@ __device__ T ApplyUnary(UnaryOp op, T x) {
     case UnaryOp::kRsqrt: return static_cast<T>(1.0 / sqrt(static_cast<double>(x)));
     case UnaryOp::kExp: return static_cast<T>(exp(static_cast<double>(x)));
     case UnaryOp::kLog: return static_cast<T>(log(static_cast<double>(x)));
-    case UnaryOp::kRelu: return x > T(0) ? x : T(0);
-    case UnaryOp::kRelu6: return x > T(0) ? (x < T(6) ? x : T(6)) : T(0);
+    // NaN falls through to x in both, as on the CPU and in TF.
+    case UnaryOp::kRelu: return x < T(0) ? T(0) : x;
+    case UnaryOp::kRelu6: return x < T(0) ? T(0) : (x > T(6) ? T(6) : x);
     case UnaryOp::kSigmoid: return static_cast<T>(1.0 / (1.0 + exp(-static_cast<double>(x))));
     case UnaryOp::kTanh: return static_cast<T>(tanh(static_cast<double>(x)));
   }
@@ -47,8 +48,8 @@ __device__ float ApplyUnary<float>(UnaryOp op, float x) {
     case UnaryOp::kRsqrt: return rsqrtf(x);
     case UnaryOp::kExp: return expf(x);
     case UnaryOp::kLog: return logf(x);
-    case UnaryOp::kRelu: return x > 0.f ? x : 0.f;  // NaN -> 0 as TF's Relu (max(x, 0))
-    case UnaryOp::kRelu6: return fminf(fmaxf(x, 0.f), 6.f);
+    case UnaryOp::kRelu: return x < 0.f ? 0.f : x;  // NaN stays NaN, as TF's relu
+    case UnaryOp::kRelu6: return x < 0.f ? 0.f : (x > 6.f ? 6.f : x);
     case UnaryOp::kSigmoid: return 1.f / (1.f + expf(-x));
     case UnaryOp::kTanh: return tanhf(x);
   }

@@ -369,6 +369,15 @@ TEST_CASE("Activations compute values and stay finite at the extremes", "[kernel
   };
   CheckNear(run("Relu"), {0, 0, 0, 3, 100});
   CheckNear(run("Relu6"), {0, 0, 0, 3, 6});
+  // NaN stays NaN (TF 2.21: relu(nan) = relu6(nan) = nan).
+  for (const char* op : {"Relu", "Relu6"}) {
+    INFO(op);
+    absl::StatusOr<Tensor> nan =
+        Unary(op, MakeTensor<float>({2}, {std::numeric_limits<float>::quiet_NaN(), 7}));
+    REQUIRE(nan.ok());
+    CHECK(std::isnan(Values<float>(*nan)[0]));
+    CHECK(Values<float>(*nan)[1] == (std::string(op) == "Relu" ? 7.f : 6.f));
+  }
   CheckNear(run("Elu"), {-1, std::expm1(-1.0f), 0, 3, 100});
   CheckNear(run("Softplus"),
             {0, std::log1p(std::exp(-1.0f)), std::log(2.0f), 3 + std::log1p(std::exp(-3.0f)), 100});
