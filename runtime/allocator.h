@@ -43,6 +43,9 @@ class Allocator {
   // Why the last allocation failed and what the allocator holds (limit, in use, largest
   // free chunk, ...), for out-of-memory errors; "" when there is nothing useful to say.
   virtual std::string DescribeState() const { return ""; }
+  // Gives memory it holds but no tensor uses back to where it came from (the OS, the
+  // driver); returns the bytes released. Allocators that keep nothing return 0.
+  virtual size_t ReleaseUnusedMemory() { return 0; }
 };
 
 // Allocator for host memory: aligned malloc with atomic counters. Blocks of 1 MiB and

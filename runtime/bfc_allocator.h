@@ -108,6 +108,7 @@ class BfcAllocator final : public Allocator {
   size_t LargestFreeChunk() const;
   // Returns wholly free regions to the sub-allocator; returns the bytes released.
   size_t ReleaseFreeRegions();
+  size_t ReleaseUnusedMemory() override { return ReleaseFreeRegions(); }
   // The chunk size backing the in-use allocation `ptr`; 0 if `ptr` is not one.
   size_t AllocatedSize(const void* ptr) const;
   // Bytes currently held in regions from the sub-allocator, and their count.

@@ -50,6 +50,10 @@ DeviceMgr::~DeviceMgr() {
   for (int pass = 0; pass < 2; ++pass) {
     for (Device* device : device_ptrs_) device->Sync().IgnoreError();
   }
+  // The CPU's allocator is shared with every session and keeps a deliberate cache.
+  for (Device* device : device_ptrs_) {
+    if (device->IsAccelerator()) device->host_allocator()->ReleaseUnusedMemory();
+  }
 }
 
 absl::StatusOr<Device*> DeviceMgr::Lookup(absl::string_view name) const {

@@ -88,7 +88,9 @@ class DeviceMgr {
   explicit DeviceMgr(std::vector<std::unique_ptr<Device>> devices);
   // Drains every device's streams before destroying any device: a copy stream of one GPU
   // may still hold a tensor of another (a peer copy's destination) until its callback has
-  // run, and that tensor must go back to an allocator that still exists.
+  // run, and that tensor must go back to an allocator that still exists. Then gives the
+  // accelerators' process-wide pinned host memory that no tensor uses back to the driver,
+  // so closing a session returns it (fetched tensors still alive keep theirs).
   ~DeviceMgr();
   DeviceMgr(const DeviceMgr&) = delete;
   DeviceMgr& operator=(const DeviceMgr&) = delete;

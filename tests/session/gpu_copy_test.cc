@@ -105,6 +105,38 @@ TEST_CASE("A fetched GPU result outlives its session and returns its memory when
   CHECK(host->GetStats().bytes_in_use == in_use_before);
 }
 
+TEST_CASE("Closing a session gives back the pinned host memory no tensor uses",
+          "[gpu_copy]") {
+  ScopedEnv gpus("DFLOW_SIMULATED_GPUS", "1:64");
+  ScopedEnv knobs("DFLOW_SIMULATED_GPU_OPTIONS", std::nullopt);
+  BfcAllocator* host = sim::ProcessSimHostAllocator();
+  auto fetch_big = [](std::vector<Tensor>* out) {
+    Scope root = Scope::NewRootScope();
+    Output a = Const(root.WithDevice("/gpu:0").WithOpName("a"),
+                     Input::Initializer(std::vector<float>(1 << 20, 1.f), {1 << 20}));
+    Neg(root.WithDevice("/gpu:0").WithOpName("n"), a);
+    std::unique_ptr<Session> session = SessionFor(root);
+    REQUIRE(session->Run({}, {"n"}, {}, out).ok());
+    return session;
+  };
+  std::vector<Tensor> kept;
+  {
+    std::unique_ptr<Session> session = fetch_big(&kept);
+    CHECK(host->RegionBytes() >= size_t{4} << 20);  // the 4 MiB result is pinned memory
+  }
+  // Closed, but the fetched tensor lives on: its region stays, and stays valid.
+  CHECK(host->RegionBytes() >= size_t{4} << 20);
+  CHECK(kept[0].flat<float>()[12345] == -1.f);
+  kept.clear();
+  {
+    std::vector<Tensor> dropped;
+    std::unique_ptr<Session> session = fetch_big(&dropped);
+    dropped.clear();
+  }  // its result dropped before the session closed: nothing in use any more
+  CHECK(host->GetStats().bytes_in_use == 0);
+  CHECK(host->RegionBytes() == 0);
+}
+
 TEST_CASE("GPU to GPU: one copy per destination, peer or staged through the host",
           "[gpu_copy][d2d]") {
   const bool peer = GENERATE(true, false);
