@@ -123,7 +123,12 @@ std::string Graph::NewName(absl::string_view prefix) {
 
 NodeDef Graph::NodeDefWithInputs(const Node& node) const {
   NodeDef def = node.def();
-  def.clear_input();
+  SetInputs(node, &def);
+  return def;
+}
+
+void Graph::SetInputs(const Node& node, NodeDef* def) const {
+  def->clear_input();
   std::vector<const Edge*> data(node.num_inputs(), nullptr);
   std::vector<const Edge*> control;
   for (const Edge* e : node.in_edges()) {
@@ -135,13 +140,12 @@ NodeDef Graph::NodeDefWithInputs(const Node& node) const {
   }
   for (const Edge* e : data) {
     if (e == nullptr) continue;
-    def.add_input(e->src_output == 0 ? e->src->name()
-                                     : absl::StrCat(e->src->name(), ":", e->src_output));
+    def->add_input(e->src_output == 0 ? e->src->name()
+                                      : absl::StrCat(e->src->name(), ":", e->src_output));
   }
   std::sort(control.begin(), control.end(),
             [](const Edge* a, const Edge* b) { return a->src->id() < b->src->id(); });
-  for (const Edge* e : control) def.add_input(absl::StrCat("^", e->src->name()));
-  return def;
+  for (const Edge* e : control) def->add_input(absl::StrCat("^", e->src->name()));
 }
 
 GraphDef Graph::ToGraphDef() const {

@@ -133,6 +133,8 @@ class Graph {
   GraphDef ToGraphDef() const;
   // `node`'s NodeDef with its `input` list rebuilt from its edges.
   NodeDef NodeDefWithInputs(const Node& node) const;
+  // Replaces `def`'s `input` list with `node`'s inputs, rebuilt from its edges.
+  void SetInputs(const Node& node, NodeDef* def) const;
 
  private:
   const OpRegistry& ops_;

@@ -22,6 +22,30 @@ absl::Status AttachNodeName(const absl::Status& status, absl::string_view node) 
                       absl::StrCat(status.message(), " [[{{node ", node, "}}]]"));
 }
 
+namespace {
+
+// The NodeDef a kernel keeps (names, inputs for timelines and error messages). A Const's
+// kernel decodes `value` while it is constructed (from the graph's own NodeDef, never
+// copied) and holds the tensor, so its kept def leaves the value out: a plan holds a
+// model's weights once, in its kernels' tensors.
+std::shared_ptr<const NodeDef> KeptDef(const Graph& graph, const Node& node) {
+  const NodeDef& def = node.def();
+  if (def.op() != "Const" && def.op() != "HostConst") {
+    return std::make_shared<const NodeDef>(graph.NodeDefWithInputs(node));
+  }
+  auto kept = std::make_shared<NodeDef>();
+  kept->set_name(def.name());
+  kept->set_op(def.op());
+  kept->set_device(def.device());
+  for (const auto& [name, value] : def.attr()) {
+    if (name != "value") (*kept->mutable_attr())[name] = value;
+  }
+  graph.SetInputs(node, kept.get());
+  return kept;
+}
+
+}  // namespace
+
 // Per-step state: input slots, pending counts, the first error. Deleted by whichever
 // thread finishes the last outstanding node.
 class Executor::RunState {
@@ -286,9 +310,10 @@ absl::Status Executor::Build(const Graph& graph, const KernelRegistry& kernels) 
     const Node* node = nodes[i];
     NodeItem& item = nodes_[i];
     // Kernels see their inputs by name (timeline labels, error messages).
-    absl::StatusOr<std::unique_ptr<OpKernel>> kernel = kernels.CreateKernel(
-        std::make_shared<const NodeDef>(graph.NodeDefWithInputs(*node)), node->op_def(),
-        node->input_types(), node->output_types(), device_);
+    // Attrs are read from the graph's NodeDef in place; the kernel keeps KeptDef's.
+    absl::StatusOr<std::unique_ptr<OpKernel>> kernel =
+        kernels.CreateKernel(node->def(), KeptDef(graph, *node), node->op_def(),
+                             node->input_types(), node->output_types(), device_);
     if (!kernel.ok()) return AttachNodeName(kernel.status(), node->name());
     item.kernel = *std::move(kernel);
     item.is_async = item.kernel->AsAsync() != nullptr;

@@ -88,20 +88,21 @@ absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
     const NodeDef& node, const OpDef& op_def, const DataTypeVector& inputs,
     const DataTypeVector& outputs, Device* device) const {
   // The kernel keeps its def; the copy is made here once.
-  return CreateKernel(std::make_shared<const NodeDef>(node), op_def, inputs, outputs, device);
+  auto kept = std::make_shared<const NodeDef>(node);
+  return CreateKernel(*kept, kept, op_def, inputs, outputs, device);
 }
 
 absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
-    std::shared_ptr<const NodeDef> node, const OpDef& op_def, const DataTypeVector& inputs,
-    const DataTypeVector& outputs, Device* device) const {
-  const Entry* entry = FindEntry(*node, device->device_type());
+    const NodeDef& node, std::shared_ptr<const NodeDef> kept, const OpDef& op_def,
+    const DataTypeVector& inputs, const DataTypeVector& outputs, Device* device) const {
+  const Entry* entry = FindEntry(node, device->device_type());
   if (entry == nullptr) {
     return absl::NotFoundError(absl::StrCat(
-        "No registered '", node->op(), "' OpKernel for '", device->device_type(),
-        "' devices compatible with node {{node ", node->name(), "}}\nRegistered kernels:\n",
-        DescribeKernels(node->op())));
+        "No registered '", node.op(), "' OpKernel for '", device->device_type(),
+        "' devices compatible with node {{node ", node.name(), "}}\nRegistered kernels:\n",
+        DescribeKernels(node.op())));
   }
-  OpKernelConstruction construction(std::move(node), op_def, inputs, outputs, device);
+  OpKernelConstruction construction(node, std::move(kept), op_def, inputs, outputs, device);
   std::unique_ptr<OpKernel> kernel = entry->factory(&construction);
   if (!construction.status().ok()) return construction.status();
   return kernel;

@@ -87,8 +87,10 @@ class KernelRegistry final : public KernelSupport {
                                                          const DataTypeVector& inputs,
                                                          const DataTypeVector& outputs,
                                                          Device* device) const;
-  // As above; the kernel keeps `node` itself rather than a copy.
-  absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(std::shared_ptr<const NodeDef> node,
+  // As above; the kernel keeps `kept` (shared, not copied; `node` with attrs it reads
+  // only while constructed possibly left out) and reads attrs from `node`.
+  absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const NodeDef& node,
+                                                         std::shared_ptr<const NodeDef> kept,
                                                          const OpDef& op_def,
                                                          const DataTypeVector& inputs,
                                                          const DataTypeVector& outputs,

@@ -47,11 +47,12 @@ OpKernelConstruction::OpKernelConstruction(const NodeDef& def, const OpDef& op_d
                                            const DataTypeVector& outputs, Device* device)
     : def_(def), op_def_(op_def), inputs_(inputs), outputs_(outputs), device_(device) {}
 
-OpKernelConstruction::OpKernelConstruction(std::shared_ptr<const NodeDef> def,
+OpKernelConstruction::OpKernelConstruction(const NodeDef& def,
+                                           std::shared_ptr<const NodeDef> kept_def,
                                            const OpDef& op_def, const DataTypeVector& inputs,
                                            const DataTypeVector& outputs, Device* device)
-    : shared_def_(std::move(def)),
-      def_(*shared_def_),
+    : shared_def_(std::move(kept_def)),
+      def_(def),
       op_def_(op_def),
       inputs_(inputs),
       outputs_(outputs),

@@ -73,14 +73,15 @@ class OpKernelConstruction {
   // All references are borrowed and must outlive the construction call.
   OpKernelConstruction(const NodeDef& def, const OpDef& op_def, const DataTypeVector& inputs,
                        const DataTypeVector& outputs, Device* device);
-  // As above, with a NodeDef that kernels share instead of copying (a Const's NodeDef
-  // holds its whole value; a simulated-GPU kernel and the CPU kernel inside it both keep
-  // the def).
-  OpKernelConstruction(std::shared_ptr<const NodeDef> def, const OpDef& op_def,
-                       const DataTypeVector& inputs, const DataTypeVector& outputs,
-                       Device* device);
+  // As above, with the NodeDef kernels keep: shared instead of copied (a simulated-GPU
+  // kernel and the CPU kernel inside it both keep it), and possibly slimmer than `def`,
+  // which they read attrs from while constructed (a Const's kept def has no `value`:
+  // the kernel holds the decoded tensor, and the bytes need not live twice).
+  OpKernelConstruction(const NodeDef& def, std::shared_ptr<const NodeDef> kept_def,
+                       const OpDef& op_def, const DataTypeVector& inputs,
+                       const DataTypeVector& outputs, Device* device);
 
-  // The def, shared: the one passed in, or a copy made on the first call.
+  // The def kernels keep, shared: the one passed in, or a copy made on the first call.
   std::shared_ptr<const NodeDef> shared_def() const;
 
   const NodeDef& def() const { return def_; }
@@ -105,7 +106,7 @@ class OpKernelConstruction {
   const absl::Status& status() const { return status_; }
 
  private:
-  mutable std::shared_ptr<const NodeDef> shared_def_;  // set first: def_ may refer to it
+  mutable std::shared_ptr<const NodeDef> shared_def_;
   const NodeDef& def_;
   const OpDef& op_def_;
   const DataTypeVector& inputs_;

@@ -171,6 +171,46 @@ TEST_CASE("A chain and a diamond compute their values", "[runtime][executor]") {
   CHECK(frame.retvals[0].scalar<float>() == 2 * (1 + 2 * 100));
 }
 
+// A "Const" that reads `value` while constructed and, when run, reports what its kept
+// def holds: value + 1000 if the def still has `value`, + 100 per input it lists.
+class TestKeptDefProbe : public OpKernel {
+ public:
+  explicit TestKeptDefProbe(OpKernelConstruction* c) : OpKernel(c) {
+    TensorProto proto;
+    OP_REQUIRES_OK(c, c->GetAttr("value", &proto));
+    value_ = proto.float_val_size() ? proto.float_val(0) : 0.f;
+  }
+  void Compute(OpKernelContext* ctx) override {
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, TensorShape()));
+    const NodeDef& kept = def();
+    out->scalar<float>() = value_ + (kept.attr().count("value") ? 1000.f : 0.f) +
+                           100.f * static_cast<float>(kept.input_size()) +
+                           (kept.attr().count("dtype") ? 0.f : 10000.f);
+  }
+
+ private:
+  float value_ = 0;
+};
+
+TEST_CASE("A Const kernel keeps its def without the value it decoded, inputs included",
+          "[runtime][executor]") {
+  Fixture f;
+  KernelRegistry kernels;
+  REQUIRE(kernels.Register<TestKeptDefProbe>(KernelDefBuilder("Const").Device("CPU")).ok());
+  REQUIRE(kernels.Register<TestRetval>(KernelDefBuilder("_Retval").Device("CPU")).ok());
+  std::string a = ConstNode("a", 5);
+  a.insert(a.find(" attr"), " input: '^b'");  // a control input, kept in the def
+  std::unique_ptr<Executor> executor = Build(f, a + ConstNode("b", 1) + RetvalNode("a", 0), kernels);
+  CallFrame frame(1);
+  Executor::Args args;
+  args.call_frame = &frame;
+  args.runner = &f.pool;
+  REQUIRE(executor->Run(args).ok());
+  REQUIRE(frame.retval_set[0]);
+  // 5 decoded at construction; no `value` kept; one input ("^b"); dtype kept.
+  CHECK(frame.retvals[0].scalar<float>() == 105.f);
+}
+
 TEST_CASE("A kernel error comes back annotated with its node", "[runtime][executor]") {
   Fixture f;
   std::unique_ptr<Executor> executor =
