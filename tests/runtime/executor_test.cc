@@ -30,6 +30,9 @@ class TestConst : public OpKernel {
     out->scalar<float>() = value_;
   }
 
+ protected:
+  float value() const { return value_; }
+
  private:
   float value_ = 0;
 };
@@ -173,23 +176,16 @@ TEST_CASE("A chain and a diamond compute their values", "[runtime][executor]") {
 
 // A "Const" that reads `value` while constructed and, when run, reports what its kept
 // def holds: value + 1000 if the def still has `value`, + 100 per input it lists.
-class TestKeptDefProbe : public OpKernel {
+class TestKeptDefProbe : public TestConst {
  public:
-  explicit TestKeptDefProbe(OpKernelConstruction* c) : OpKernel(c) {
-    TensorProto proto;
-    OP_REQUIRES_OK(c, c->GetAttr("value", &proto));
-    value_ = proto.float_val_size() ? proto.float_val(0) : 0.f;
-  }
+  using TestConst::TestConst;
   void Compute(OpKernelContext* ctx) override {
     OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, TensorShape()));
     const NodeDef& kept = def();
-    out->scalar<float>() = value_ + (kept.attr().count("value") ? 1000.f : 0.f) +
+    out->scalar<float>() = value() + (kept.attr().count("value") ? 1000.f : 0.f) +
                            100.f * static_cast<float>(kept.input_size()) +
                            (kept.attr().count("dtype") ? 0.f : 10000.f);
   }
-
- private:
-  float value_ = 0;
 };
 
 TEST_CASE("A Const kernel keeps its def without the value it decoded, inputs included",

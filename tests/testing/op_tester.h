@@ -47,6 +47,22 @@ Tensor Filled(std::vector<int64_t> shape, const std::vector<T>& values) {
   return t;
 }
 
+// A 1-D tensor of `values`.
+template <typename T>
+Tensor Vec(const std::vector<T>& values) {
+  return Filled<T>({static_cast<int64_t>(values.size())}, values);
+}
+
+// A tensor of `shape` holding 0, 1, 2, ... in row-major order.
+template <typename T>
+Tensor Iota(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  std::vector<T> values(n);
+  for (int64_t i = 0; i < n; ++i) values[i] = static_cast<T>(i);
+  return Filled<T>(shape, values);
+}
+
 // A tensor's dimensions as a vector, for comparing shapes in CHECKs.
 inline std::vector<int64_t> DimsOf(const Tensor& tensor) {
   absl::Span<const int64_t> dims = tensor.shape().dim_sizes();

@@ -17,11 +17,13 @@ namespace dflow {
 namespace {
 
 using Catch::Matchers::Contains;
+using testing::DimsOf;
 using testing::Filled;
 using testing::MakeTensor;
 using testing::OpTester;
 using testing::TestCpuDevice;
 using testing::Values;
+using testing::Vec;
 
 const KernelRegistry& Registry() { return testing::TestKernelRegistry(RegisterArrayKernels); }
 
@@ -32,14 +34,6 @@ Tensor Scalar(T value) {
   return MakeTensor<T>({}, {value});
 }
 
-template <typename T>
-Tensor Vec(const std::vector<T>& values) {
-  return Filled<T>({static_cast<int64_t>(values.size())}, values);
-}
-
-std::vector<int64_t> Dims(const Tensor& t) {
-  return std::vector<int64_t>(t.shape().dim_sizes().begin(), t.shape().dim_sizes().end());
-}
 
 // The error message of a failed run; fails the test when the run succeeded.
 template <typename T>
@@ -86,7 +80,7 @@ TEST_CASE("Const outputs its value for numeric and string dtypes", "[kernels][ar
     Tensor value = MakeTensor<float>({2, 2}, {1, 2, 3, 4});
     auto out = Op("Const").Attr("value", value).Attr("dtype", DT_FLOAT).RunOne();
     REQUIRE(out.ok());
-    CHECK(Dims(*out) == std::vector<int64_t>{2, 2});
+    CHECK(DimsOf(*out) == std::vector<int64_t>{2, 2});
     CHECK(Values<float>(*out) == std::vector<float>{1, 2, 3, 4});
   }
   SECTION("int64 from repeated typed field") {
@@ -230,7 +224,7 @@ TEST_CASE("Fill builds a tensor of the given dims holding one value", "[kernels]
     auto out =
         Op("Fill").Attr("T", DT_FLOAT).Input(Vec<int32_t>({2, 3})).Input(Scalar(1.5f)).RunOne();
     REQUIRE(out.ok());
-    CHECK(Dims(*out) == std::vector<int64_t>{2, 3});
+    CHECK(DimsOf(*out) == std::vector<int64_t>{2, 3});
     CHECK(Values<float>(*out) == std::vector<float>(6, 1.5f));
   }
   SECTION("int64 with int64 dims") {
@@ -329,7 +323,7 @@ TEST_CASE("Shape, Size and Rank describe the input in int32 or int64", "[kernels
   CHECK(rank->scalar<int32_t>() == 3);
   auto scalar_shape = Op("Shape").Attr("T", DT_INT32).Input(Scalar<int32_t>(1)).RunOne();
   REQUIRE(scalar_shape.ok());
-  CHECK(Dims(*scalar_shape) == std::vector<int64_t>{0});
+  CHECK(DimsOf(*scalar_shape) == std::vector<int64_t>{0});
 }
 
 TEST_CASE("ShapeN describes each of its inputs", "[kernels][array]") {
@@ -361,7 +355,7 @@ TEST_CASE("Reshape returns a view of the input with the requested shape", "[kern
   SECTION("explicit dims") {
     auto out = Op("Reshape").Attr("T", DT_FLOAT).Input(input).Input(Vec<int32_t>({3, 2})).RunOne();
     REQUIRE(out.ok());
-    CHECK(Dims(*out) == std::vector<int64_t>{3, 2});
+    CHECK(DimsOf(*out) == std::vector<int64_t>{3, 2});
     CHECK(out->SharesBufferWith(input));
     CHECK(Values<float>(*out) == Values<float>(input));
   }
@@ -373,7 +367,7 @@ TEST_CASE("Reshape returns a view of the input with the requested shape", "[kern
                    .Input(Vec<int64_t>({-1, 2, 1}))
                    .RunOne();
     REQUIRE(out.ok());
-    CHECK(Dims(*out) == std::vector<int64_t>{3, 2, 1});
+    CHECK(DimsOf(*out) == std::vector<int64_t>{3, 2, 1});
     CHECK(out->SharesBufferWith(input));
   }
   SECTION("to a scalar and back") {
@@ -387,7 +381,7 @@ TEST_CASE("Reshape returns a view of the input with the requested shape", "[kern
     Tensor empty = Filled<float>({0, 4}, {});
     auto out = Op("Reshape").Attr("T", DT_FLOAT).Input(empty).Input(Vec<int32_t>({2, -1})).RunOne();
     REQUIRE(out.ok());
-    CHECK(Dims(*out) == std::vector<int64_t>{2, 0});
+    CHECK(DimsOf(*out) == std::vector<int64_t>{2, 0});
   }
 }
 
@@ -441,13 +435,13 @@ TEST_CASE("ExpandDims inserts a size-1 dim as a view of the input", "[kernels][a
     INFO("dim " << dim);
     auto out = expand(dim);
     REQUIRE(out.ok());
-    CHECK(Dims(*out) == dims);
+    CHECK(DimsOf(*out) == dims);
     CHECK(out->SharesBufferWith(input));
   }
   auto from_vector =
       Op("ExpandDims").Attr("T", DT_INT32).Input(input).Input(Vec<int32_t>({0})).RunOne();
   REQUIRE(from_vector.ok());
-  CHECK(Dims(*from_vector) == std::vector<int64_t>{1, 2, 3});
+  CHECK(DimsOf(*from_vector) == std::vector<int64_t>{1, 2, 3});
 }
 
 TEST_CASE("ExpandDims rejects out-of-range and multi-valued dims", "[kernels][array]") {
@@ -469,7 +463,7 @@ TEST_CASE("Squeeze removes size-1 dims as a view of the input", "[kernels][array
   Tensor input = MakeTensor<float>({1, 2, 1, 3, 1}, {1, 2, 3, 4, 5, 6});
   auto all = Op("Squeeze").Attr("T", DT_FLOAT).Input(input).RunOne();
   REQUIRE(all.ok());
-  CHECK(Dims(*all) == std::vector<int64_t>{2, 3});
+  CHECK(DimsOf(*all) == std::vector<int64_t>{2, 3});
   CHECK(all->SharesBufferWith(input));
   auto some = Op("Squeeze")
                   .Attr("T", DT_FLOAT)
@@ -477,7 +471,7 @@ TEST_CASE("Squeeze removes size-1 dims as a view of the input", "[kernels][array
                   .Input(input)
                   .RunOne();
   REQUIRE(some.ok());
-  CHECK(Dims(*some) == std::vector<int64_t>{2, 1, 3});
+  CHECK(DimsOf(*some) == std::vector<int64_t>{2, 1, 3});
   CHECK(some->SharesBufferWith(input));
 }
 
@@ -622,7 +616,7 @@ void CheckAllPermutations(const std::vector<int64_t>& dims) {
     REQUIRE(out.ok());
     std::vector<int64_t> out_dims;
     for (int64_t p : perm) out_dims.push_back(dims[p]);
-    CHECK(Dims(*out) == out_dims);
+    CHECK(DimsOf(*out) == out_dims);
     CHECK(Values<float>(*out) == NaiveTranspose(values, dims, perm));
   } while (std::next_permutation(perm.begin(), perm.end()));
 }
@@ -635,7 +629,7 @@ TEST_CASE("Transpose of 2-D matrices matches the reference, including tiled size
                    .Input(Vec<int32_t>({1, 0}))
                    .RunOne();
   REQUIRE(small.ok());
-  CHECK(Dims(*small) == std::vector<int64_t>{3, 2});
+  CHECK(DimsOf(*small) == std::vector<int64_t>{3, 2});
   CHECK(Values<float>(*small) == std::vector<float>{1, 4, 2, 5, 3, 6});
   for (const std::vector<int64_t>& dims :
        std::vector<std::vector<int64_t>>{{33, 65}, {300, 517}, {3, 4000}, {2049, 2}}) {
@@ -730,7 +724,7 @@ TEST_CASE("Transpose that moves no data returns a view", "[kernels][array]") {
                    .Input(Vec<int32_t>({2, 1, 0}))
                    .RunOne();
   REQUIRE(empty.ok());
-  CHECK(Dims(*empty) == std::vector<int64_t>{2, 3, 0});
+  CHECK(DimsOf(*empty) == std::vector<int64_t>{2, 3, 0});
 }
 
 TEST_CASE("Transpose rejects perms that are not permutations of the input's dims",
@@ -767,12 +761,12 @@ TEST_CASE("ConcatV2 joins inputs along axis 0, 1 and -1", "[kernels][array]") {
   Tensor c = MakeTensor<float>({1, 2}, {7, 8});
   auto rows = ConcatV2({a, c}, 0);
   REQUIRE(rows.ok());
-  CHECK(Dims(*rows) == std::vector<int64_t>{3, 2});
+  CHECK(DimsOf(*rows) == std::vector<int64_t>{3, 2});
   CHECK(Values<float>(*rows) == std::vector<float>{1, 2, 3, 4, 7, 8});
   for (int64_t axis : {1, -1}) {
     auto cols = ConcatV2({a, b, a}, axis);
     REQUIRE(cols.ok());
-    CHECK(Dims(*cols) == std::vector<int64_t>{2, 5});
+    CHECK(DimsOf(*cols) == std::vector<int64_t>{2, 5});
     CHECK(Values<float>(*cols) == std::vector<float>{1, 2, 5, 1, 2, 3, 4, 6, 3, 4});
   }
   auto empty = ConcatV2({a, Filled<float>({2, 0}, {})}, 1);
@@ -859,12 +853,12 @@ TEST_CASE("Pack stacks inputs along a new axis 0, 1 or -1", "[kernels][array]") 
   Tensor c = MakeTensor<int32_t>({2}, {5, 6});
   auto axis0 = Pack({a, b, c}, 0);
   REQUIRE(axis0.ok());
-  CHECK(Dims(*axis0) == std::vector<int64_t>{3, 2});
+  CHECK(DimsOf(*axis0) == std::vector<int64_t>{3, 2});
   CHECK(Values<int32_t>(*axis0) == std::vector<int32_t>{1, 2, 3, 4, 5, 6});
   for (int64_t axis : {1, -1}) {
     auto stacked = Pack({a, b, c}, axis);
     REQUIRE(stacked.ok());
-    CHECK(Dims(*stacked) == std::vector<int64_t>{2, 3});
+    CHECK(DimsOf(*stacked) == std::vector<int64_t>{2, 3});
     CHECK(Values<int32_t>(*stacked) == std::vector<int32_t>{1, 3, 5, 2, 4, 6});
   }
   auto scalars = Pack({Scalar(1.5f), Scalar(2.5f)}, 0);
@@ -872,7 +866,7 @@ TEST_CASE("Pack stacks inputs along a new axis 0, 1 or -1", "[kernels][array]") 
   CHECK(Values<float>(*scalars) == std::vector<float>{1.5f, 2.5f});
   auto single = Pack({a}, 0);
   REQUIRE(single.ok());
-  CHECK(Dims(*single) == std::vector<int64_t>{1, 2});
+  CHECK(DimsOf(*single) == std::vector<int64_t>{1, 2});
   CHECK(single->SharesBufferWith(a));
 }
 
@@ -896,7 +890,7 @@ TEST_CASE("Unpack splits a tensor along an axis into num outputs", "[kernels][ar
   auto cols = Op("Unpack").Attr("num", 3).Attr("T", DT_FLOAT).Attr("axis", -1).Input(input).Run();
   REQUIRE(cols.ok());
   REQUIRE(cols->size() == 3);
-  CHECK(Dims((*cols)[2]) == std::vector<int64_t>{2});
+  CHECK(DimsOf((*cols)[2]) == std::vector<int64_t>{2});
   CHECK(Values<float>((*cols)[0]) == std::vector<float>{1, 4});
   CHECK(Values<float>((*cols)[2]) == std::vector<float>{3, 6});
 }

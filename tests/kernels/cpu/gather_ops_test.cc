@@ -1,6 +1,5 @@
 // GatherV2, Gather and OneHot. Expected values from TF 2.21 (tf.raw_ops).
 #include <catch2/catch.hpp>
-#include <numeric>
 #include <string>
 #include <vector>
 
@@ -13,21 +12,13 @@ namespace {
 using Catch::Matchers::Contains;
 using testing::DimsOf;
 using testing::Filled;
+using testing::Iota;
 using testing::OpTester;
 using testing::Values;
 using Dims = std::vector<int64_t>;
 
 const KernelRegistry& Registry() { return testing::TestKernelRegistry(RegisterGatherKernels); }
 
-
-template <typename T>
-Tensor Iota(const Dims& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  std::vector<T> values(n);
-  std::iota(values.begin(), values.end(), T{0});
-  return Filled<T>(shape, values);
-}
 
 absl::StatusOr<Tensor> GatherV2(const Tensor& params, const Tensor& indices, int64_t axis) {
   return OpTester("GatherV2", Registry())

@@ -1,7 +1,6 @@
 // Slice and StridedSlice kernels. Expected values come from TF 2.21 (tf.raw_ops on
 // x = arange(24).reshape(2,3,4)).
 #include <catch2/catch.hpp>
-#include <numeric>
 #include <string>
 #include <vector>
 
@@ -14,25 +13,14 @@ namespace {
 using Catch::Matchers::Contains;
 using testing::DimsOf;
 using testing::Filled;
+using testing::Iota;
 using testing::OpTester;
 using testing::Values;
+using testing::Vec;
 using Dims = std::vector<int64_t>;
 
 const KernelRegistry& Registry() { return testing::TestKernelRegistry(RegisterSliceKernels); }
 
-template <typename T>
-Tensor Vec(const std::vector<T>& values) {
-  return Filled<T>({static_cast<int64_t>(values.size())}, values);
-}
-
-template <typename T>
-Tensor Iota(const Dims& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  std::vector<T> values(n);
-  for (int64_t i = 0; i < n; ++i) values[i] = static_cast<T>(i);
-  return Filled<T>(shape, values);
-}
 
 
 template <typename Index>
