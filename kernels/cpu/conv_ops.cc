@@ -36,6 +36,7 @@
 #include "kernels/cpu/dense_layer.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/pool_primitive.h"
 #include "kernels/cpu/register_cpu_kernels.h"
 #include "kernels/cpu/window_geometry.h"
 #include "runtime/kernel_registry.h"
@@ -257,21 +258,6 @@ absl::StatusOr<PoolAttrs> ParsePoolAttrs(OpKernelConstruction* c, const ImageLay
   return attrs;
 }
 
-// The pooling of one Compute: its window over the convolution's output.
-struct PoolGeometry {
-  int64_t depth = 0;
-  WindowDim rows, cols;
-
-  int64_t InImage() const { return depth * rows.input * cols.input; }
-  int64_t OutImage() const { return depth * rows.output * cols.output; }
-  double FlopsPerImage() const {
-    return static_cast<double>(OutImage() * rows.size * cols.size);
-  }
-  std::vector<int64_t> Key(int64_t n) const {
-    return {n, depth, rows.input, cols.input, rows.size, cols.size, rows.stride, cols.stride};
-  }
-};
-
 absl::StatusOr<PoolGeometry> MakePoolGeometry(const PoolAttrs& a, const ConvGeometry& conv) {
   PoolGeometry g;
   g.depth = conv.out_depth;
@@ -280,25 +266,6 @@ absl::StatusOr<PoolGeometry> MakePoolGeometry(const PoolAttrs& a, const ConvGeom
   DFLOW_RETURN_IF_ERROR(ComputeWindow(a.padding, &g.rows));
   DFLOW_RETURN_IF_ERROR(ComputeWindow(a.padding, &g.cols));
   return g;
-}
-
-absl::StatusOr<std::shared_ptr<const onednn::Primitive>> MakePoolPrimitive(const PoolGeometry& g,
-                                                                           int64_t n, bool nchw,
-                                                                           dnnl_engine_t engine) {
-  DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t src,
-                         onednn::ImageDesc(n, g.depth, g.rows.input, g.cols.input, nchw));
-  DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst,
-                         onednn::ImageDesc(n, g.depth, g.rows.output, g.cols.output, nchw));
-  const dnnl_dims_t strides = {g.rows.stride, g.cols.stride};
-  const dnnl_dims_t kernel = {g.rows.size, g.cols.size};
-  const dnnl_dims_t pad_l = {g.rows.pad_before, g.cols.pad_before};
-  const dnnl_dims_t pad_r = {g.rows.pad_after, g.cols.pad_after};
-  dnnl_pooling_desc_t desc;
-  DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
-      dnnl_pooling_forward_desc_init(&desc, dnnl_forward_inference, dnnl_pooling_max, &src, &dst,
-                                     strides, kernel, pad_l, pad_r),
-      "dnnl_pooling_forward_desc_init"));
-  return onednn::MakePrimitive(&desc, engine);
 }
 
 // Where a pooled convolution puts its result: the pool's geometry and the op's output.
@@ -408,7 +375,7 @@ class Conv2DOp : public OpKernel {
     DFLOW_ASSIGN_OR_RETURN(Tensor conv, ctx->allocate_temp(DT_FLOAT, conv_shape));
     DFLOW_RETURN_IF_ERROR(Convolve(ctx, g, bias, &conv, nullptr));
     const onednn::BatchSplit split =
-        onednn::SplitBatch(g.batch, pg.FlopsPerImage(), onednn::NumThreads(ctx));
+        onednn::SplitBatch(g.batch, pg.FlopsPerImage(), NumThreads(ctx));
     const float* conv_data = conv.data<float>();
     return onednn::RunShards(ctx, g.batch, split, pg.FlopsPerImage(),
                              [&](int64_t first, int64_t n) -> absl::Status {
@@ -421,7 +388,9 @@ class Conv2DOp : public OpKernel {
   absl::StatusOr<std::shared_ptr<const onednn::Primitive>> PoolPrimitive(const PoolGeometry& g,
                                                                          int64_t n) {
     return pool_primitives_.GetOrCreate(
-        g.Key(n), [&] { return MakePoolPrimitive(g, n, attrs_.layout.nchw, engine_.get()); });
+        g.Key(n), [&] {
+          return MakePoolPrimitive(g, n, attrs_.layout.nchw, dnnl_pooling_max, engine_.get());
+        });
   }
 
   absl::Status Pool(const onednn::Primitive& p, const float* src, float* dst) {
@@ -461,7 +430,7 @@ class Conv2DOp : public OpKernel {
                          const PoolStage* pool) {
     if (pool != nullptr) return RunPooled(ctx, g, filter, filter_constant, bias, *pool);
     const onednn::BatchSplit split =
-        onednn::SplitBatch(g.batch, g.FlopsPerImage(), onednn::NumThreads(ctx));
+        onednn::SplitBatch(g.batch, g.FlopsPerImage(), NumThreads(ctx));
     // Plans for the (at most two) shard sizes, made here so that shards only execute.
     const int64_t last = g.batch - (split.shards - 1) * split.block;
     DFLOW_ASSIGN_OR_RETURN(ConvPlan full, Plan(g, split.block, filter, filter_constant, nullptr));
@@ -500,7 +469,7 @@ class Conv2DOp : public OpKernel {
                          bool filter_constant, const float* bias, const PoolStage& pool) {
     const PoolGeometry& pg = pool.geometry;
     const double flops = g.FlopsPerImage() + pg.FlopsPerImage();
-    const onednn::BatchSplit split = onednn::SplitBatch(g.batch, flops, onednn::NumThreads(ctx));
+    const onednn::BatchSplit split = onednn::SplitBatch(g.batch, flops, NumThreads(ctx));
     const int64_t conv_image = g.out_depth * g.rows.output * g.cols.output;
     const int64_t slice = std::clamp<int64_t>(
         kPooledSliceBytes / static_cast<int64_t>(sizeof(float) * conv_image), 1, split.block);

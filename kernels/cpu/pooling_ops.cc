@@ -13,6 +13,7 @@
 #include "graph/status_macros.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/pool_primitive.h"
 #include "kernels/cpu/register_cpu_kernels.h"
 #include "kernels/cpu/window_geometry.h"
 #include "runtime/kernel_registry.h"
@@ -68,19 +69,6 @@ absl::StatusOr<std::vector<int64_t>> IntVectorInput(const OpKernelContext& ctx, 
   return std::vector<int64_t>(data, data + t.NumElements());
 }
 
-struct PoolGeometry {
-  int64_t batch = 0, depth = 0;
-  WindowDim rows, cols;
-
-  double FlopsPerImage() const {
-    return static_cast<double>(depth * rows.output * cols.output * rows.size * cols.size);
-  }
-  // The primitive cache key for `n` images; the window is part of it (MaxPoolV2).
-  std::vector<int64_t> Key(int64_t n) const {
-    return {n, depth, rows.input, cols.input, rows.size, cols.size, rows.stride, cols.stride};
-  }
-};
-
 class PoolOp : public OpKernel {
  public:
   // `window_from_inputs`: MaxPoolV2's ksize and strides are inputs 1 and 2.
@@ -104,31 +92,30 @@ class PoolOp : public OpKernel {
     absl::StatusOr<PoolGeometry> geometry = Geometry(*ctx);
     OP_REQUIRES(ctx, geometry.ok(), KernelError(*ctx, geometry.status().message()));
     const PoolGeometry& g = *geometry;
+    const int64_t batch = ctx->input(0).shape().dim_size(layout_.batch);
     OP_ASSIGN_OR_RETURN(
         ctx, TensorShape out_shape,
-        TensorShape::Make(ImageDims(layout_, g.batch, g.rows.output, g.cols.output, g.depth)));
+        TensorShape::Make(ImageDims(layout_, batch, g.rows.output, g.cols.output, g.depth)));
     OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, out_shape));
     if (out->NumElements() == 0) return;
     const onednn::BatchSplit split =
-        onednn::SplitBatch(g.batch, g.FlopsPerImage(), onednn::NumThreads(ctx));
-    const int64_t last = g.batch - (split.shards - 1) * split.block;
+        onednn::SplitBatch(batch, g.FlopsPerImage(), NumThreads(ctx));
+    const int64_t last = batch - (split.shards - 1) * split.block;
     OP_ASSIGN_OR_RETURN(ctx, auto full, Primitive(g, split.block));
     auto rest = full;
     if (last != split.block) {
       OP_ASSIGN_OR_RETURN(ctx, rest, Primitive(g, last));
     }
-    const int64_t in_image = g.depth * g.rows.input * g.cols.input;
-    const int64_t out_image = g.depth * g.rows.output * g.cols.output;
     const float* in_data = ctx->input(0).data<float>();
     float* out_data = out->data<float>();
     OP_REQUIRES_OK(
         ctx,
-        onednn::RunShards(ctx, g.batch, split, g.FlopsPerImage(), [&](int64_t first, int64_t n) {
+        onednn::RunShards(ctx, batch, split, g.FlopsPerImage(), [&](int64_t first, int64_t n) {
           const onednn::Primitive& p = n == split.block ? *full : *rest;
           return onednn::Execute(
               p, engine_.get(),
-              {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), in_data + first * in_image},
-               {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), out_data + first * out_image}});
+              {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), in_data + first * g.InImage()},
+               {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), out_data + first * g.OutImage()}});
         }));
   }
 
@@ -146,7 +133,6 @@ class PoolOp : public OpKernel {
       DFLOW_ASSIGN_OR_RETURN(window, ParsePoolWindow(ksize, strides, layout_));
     }
     PoolGeometry g;
-    g.batch = input.dim_size(layout_.batch);
     g.depth = input.dim_size(layout_.channel);
     g.rows = {input.dim_size(layout_.height), window.ksize[0], window.strides[0]};
     g.cols = {input.dim_size(layout_.width), window.ksize[1], window.strides[1]};
@@ -157,25 +143,9 @@ class PoolOp : public OpKernel {
 
   absl::StatusOr<std::shared_ptr<const onednn::Primitive>> Primitive(const PoolGeometry& g,
                                                                      int64_t n) {
-    return primitives_.GetOrCreate(
-        g.Key(n), [&]() -> absl::StatusOr<std::shared_ptr<const onednn::Primitive>> {
-          DFLOW_ASSIGN_OR_RETURN(
-              dnnl_memory_desc_t src,
-              onednn::ImageDesc(n, g.depth, g.rows.input, g.cols.input, layout_.nchw));
-          DFLOW_ASSIGN_OR_RETURN(
-              dnnl_memory_desc_t dst,
-              onednn::ImageDesc(n, g.depth, g.rows.output, g.cols.output, layout_.nchw));
-          const dnnl_dims_t strides = {g.rows.stride, g.cols.stride};
-          const dnnl_dims_t kernel = {g.rows.size, g.cols.size};
-          const dnnl_dims_t pad_l = {g.rows.pad_before, g.cols.pad_before};
-          const dnnl_dims_t pad_r = {g.rows.pad_after, g.cols.pad_after};
-          dnnl_pooling_desc_t desc;
-          DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
-              dnnl_pooling_forward_desc_init(&desc, dnnl_forward_inference, algorithm_, &src, &dst,
-                                             strides, kernel, pad_l, pad_r),
-              "dnnl_pooling_forward_desc_init"));
-          return onednn::MakePrimitive(&desc, engine_.get());
-        });
+    return primitives_.GetOrCreate(g.Key(n), [&] {
+      return MakePoolPrimitive(g, n, layout_.nchw, algorithm_, engine_.get());
+    });
   }
 
   const dnnl_alg_kind_t algorithm_;
