@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graph/status_macros.h"
+#include "kernels/cpu/kernel_util.h"
 
 namespace dflow {
 namespace {
@@ -169,7 +170,7 @@ absl::Status DenseLayer::Run(OpKernelContext* ctx, const DenseArgs& args) {
   if (args.k == 0) return RunEmptySum(args);
   const double flops_per_row = 2.0 * static_cast<double>(args.k) * static_cast<double>(args.n);
   const onednn::BatchSplit split =
-      onednn::SplitBatch(args.m, flops_per_row, onednn::NumThreads(ctx), kMinFlopsPerShard);
+      onednn::SplitBatch(args.m, flops_per_row, NumThreads(ctx), kMinFlopsPerShard);
   if (split.shards > 1 && split.block < kMaxRowsForColumnSplit &&
       args.n >= split.shards * kColumnBlock) {
     return RunColumnBlocks(ctx, args, split.shards);

@@ -424,9 +424,5 @@ absl::Status RunShards(OpKernelContext* ctx, int64_t n, const BatchSplit& split,
   return status;
 }
 
-int NumThreads(OpKernelContext* ctx) {
-  return ctx->pool() == nullptr ? 1 : ctx->pool()->NumThreads();
-}
-
 }  // namespace onednn
 }  // namespace dflow

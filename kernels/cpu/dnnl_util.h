@@ -207,9 +207,6 @@ absl::Status RunShards(OpKernelContext* ctx, int64_t n, const BatchSplit& split,
                        double flops_per_image,
                        const std::function<absl::Status(int64_t, int64_t)>& fn);
 
-// The pool's thread count, 1 without a pool.
-int NumThreads(OpKernelContext* ctx);
-
 }  // namespace onednn
 }  // namespace dflow
 

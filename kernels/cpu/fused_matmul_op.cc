@@ -33,22 +33,14 @@ class FusedMatMulOp : public OpKernel {
     const Tensor& a = ctx->input(0);
     const Tensor& b = ctx->input(1);
     const Tensor& bias = ctx->input(2);
-    OP_REQUIRES(ctx, a.shape().dims() == 2,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "In[0] is not a matrix. Instead it has shape ", a.shape().DebugString())));
-    OP_REQUIRES(ctx, b.shape().dims() == 2,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "In[1] is not a matrix. Instead it has shape ", b.shape().DebugString())));
+    OP_ASSIGN_OR_RETURN(ctx, const MatMulDims dims,
+                        GetMatMulDims(a.shape(), b.shape(), transpose_a_, transpose_b_));
     DenseArgs args;
     args.trans_a = transpose_a_;
     args.trans_b = transpose_b_;
-    args.m = a.shape().dim_size(transpose_a_ ? 1 : 0);
-    args.k = a.shape().dim_size(transpose_a_ ? 0 : 1);
-    args.n = b.shape().dim_size(transpose_b_ ? 0 : 1);
-    OP_REQUIRES(ctx, args.k == b.shape().dim_size(transpose_b_ ? 1 : 0),
-                absl::InvalidArgumentError(
-                    absl::StrCat("Matrix size-incompatible: In[0]: ", a.shape().DebugString(),
-                                 ", In[1]: ", b.shape().DebugString())));
+    args.m = dims.m;
+    args.k = dims.k;
+    args.n = dims.n;
     OP_REQUIRES(ctx, bias.shape().dims() == 1 && bias.shape().dim_size(0) == args.n,
                 absl::InvalidArgumentError(absl::StrCat(
                     "Must provide as many biases as the last dimension of the output: ",

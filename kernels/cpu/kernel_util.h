@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/op_kernel.h"
 
@@ -20,6 +21,20 @@ absl::Status KernelError(const OpKernelContext& ctx, const Args&... args) {
 // read through Identity; graph/constant_inputs.h), so the kernel may prepare it once,
 // e.g. reorder weights into a library's blocked layout.
 bool IsConstantInput(const OpKernelConstruction& construction, int index);
+
+// The context's pool's thread count, 1 without a pool.
+int NumThreads(OpKernelContext* ctx);
+
+// MatMul's output rows m, inner size k and output columns n for `a` and `b` transposed
+// as the flags say, or TF's INVALID_ARGUMENT: "In[i] is not a matrix. Instead it has
+// shape ..." or "Matrix size-incompatible: In[0]: ..., In[1]: ...".
+struct MatMulDims {
+  int64_t m = 0, k = 0, n = 0;
+};
+absl::StatusOr<MatMulDims> GetMatMulDims(const TensorShape& a, const TensorShape& b,
+                                         bool transpose_a, bool transpose_b);
+// TF's "Matrix size-incompatible: In[0]: <a>, In[1]: <b>" (MatMul, BatchMatMul).
+absl::Status MatrixSizeIncompatible(const TensorShape& a, const TensorShape& b);
 
 // A kernel that does no arithmetic (moves or aliases buffers): run inline.
 class CheapOpKernel : public OpKernel {

@@ -23,14 +23,6 @@
 namespace dflow {
 namespace {
 
-absl::Status SizeIncompatible(const TensorShape& a, const TensorShape& b) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      "Matrix size-incompatible: In[0]: ", a.DebugString(), ", In[1]: ", b.DebugString()));
-}
-
-int NumThreads(OpKernelContext* ctx) {
-  return ctx->pool() == nullptr ? 1 : ctx->pool()->NumThreads();
-}
 
 template <typename T>
 class MatMulOp : public OpKernel {
@@ -43,17 +35,9 @@ class MatMulOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& a = ctx->input(0);
     const Tensor& b = ctx->input(1);
-    OP_REQUIRES(ctx, a.shape().dims() == 2,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "In[0] is not a matrix. Instead it has shape ", a.shape().DebugString())));
-    OP_REQUIRES(ctx, b.shape().dims() == 2,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "In[1] is not a matrix. Instead it has shape ", b.shape().DebugString())));
-    const int64_t m = a.shape().dim_size(transpose_a_ ? 1 : 0);
-    const int64_t k = a.shape().dim_size(transpose_a_ ? 0 : 1);
-    const int64_t n = b.shape().dim_size(transpose_b_ ? 0 : 1);
-    OP_REQUIRES(ctx, k == b.shape().dim_size(transpose_b_ ? 1 : 0),
-                SizeIncompatible(a.shape(), b.shape()));
+    OP_ASSIGN_OR_RETURN(ctx, const MatMulDims dims,
+                        GetMatMulDims(a.shape(), b.shape(), transpose_a_, transpose_b_));
+    const int64_t m = dims.m, k = dims.k, n = dims.n;
     OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, TensorShape({m, n})));
     if (out->NumElements() == 0) return;
     blas::GemmArgs<T> args;
@@ -177,7 +161,7 @@ class BatchMatMulOp : public OpKernel {
     const int64_t m = adj_x_ ? x_cols : x_rows;
     const int64_t k = adj_x_ ? x_rows : x_cols;
     const int64_t n = adj_y_ ? y_rows : y_cols;
-    OP_REQUIRES(ctx, k == (adj_y_ ? y_cols : y_rows), SizeIncompatible(x.shape(), y.shape()));
+    OP_REQUIRES(ctx, k == (adj_y_ ? y_cols : y_rows), MatrixSizeIncompatible(x.shape(), y.shape()));
     std::vector<int64_t> out_dims = plan.out_batch_dims;
     out_dims.push_back(m);
     out_dims.push_back(n);
