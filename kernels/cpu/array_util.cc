@@ -32,6 +32,16 @@ std::string DimsString(absl::Span<const int64_t> dims) {
   return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
 }
 
+absl::StatusOr<TensorShape> OutputShape(const OpKernelContext& ctx,
+                                        const std::vector<int64_t>& dims) {
+  absl::StatusOr<TensorShape> shape = TensorShape::Make(dims);
+  if (!shape.ok()) {
+    return KernelError(ctx, "output shape ", DimsString(dims), " is invalid: ",
+                       shape.status().message());
+  }
+  return shape;
+}
+
 void CopyTensorContents(OpKernelContext* ctx, const Tensor& from, const Tensor& to) {
   DispatchByElementSize(from.dtype(), [&](auto zero) {
     using T = decltype(zero);

@@ -81,6 +81,11 @@ std::vector<int64_t> ReadIndices(const Tensor& tensor);
 // "[2,-1,3]": requested dims as users wrote them (may hold -1).
 std::string DimsString(absl::Span<const int64_t> dims);
 
+// The output shape `dims`, or INVALID_ARGUMENT "<op>: output shape [..] is invalid: <why>"
+// (a negative dim, or more elements than int64 holds).
+absl::StatusOr<TensorShape> OutputShape(const OpKernelContext& ctx,
+                                        const std::vector<int64_t>& dims);
+
 // Rough cycles to copy one element of T (drives ParallelForElements' sharding).
 template <typename T>
 constexpr int64_t CopyCost() {

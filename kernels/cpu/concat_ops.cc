@@ -96,11 +96,8 @@ class ConcatOp : public OpKernel {
     }
     std::vector<int64_t> dims(first.dim_sizes().begin(), first.dim_sizes().end());
     dims[axis] = axis_size;
-    absl::StatusOr<TensorShape> shape = TensorShape::Make(dims);
-    OP_REQUIRES(ctx, shape.ok(),
-                KernelError(*ctx, "output shape ", DimsString(dims),
-                            " is invalid: ", shape.status().message()));
-    OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, *shape));
+    OP_ASSIGN_OR_RETURN(ctx, const TensorShape shape, OutputShape(*ctx, dims));
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, shape));
     ConcatInto(ctx, inputs, inner, DimProduct(first, 0, axis), *output);
   }
 
@@ -152,15 +149,12 @@ class PackOp : public OpKernel {
     }
     std::vector<int64_t> dims(first.shape().dim_sizes().begin(), first.shape().dim_sizes().end());
     dims.insert(dims.begin() + *axis, n);
-    absl::StatusOr<TensorShape> shape = TensorShape::Make(dims);
-    OP_REQUIRES(ctx, shape.ok(),
-                KernelError(*ctx, "output shape ", DimsString(dims),
-                            " is invalid: ", shape.status().message()));
+    OP_ASSIGN_OR_RETURN(ctx, const TensorShape shape, OutputShape(*ctx, dims));
     if (n == 1) {  // only a new axis of size 1: a view
-      ctx->set_output(0, first.Reshaped(*shape));
+      ctx->set_output(0, first.Reshaped(shape));
       return;
     }
-    OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, *shape));
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, shape));
     const std::vector<int64_t> inner(n, DimProduct(first.shape(), *axis, first.shape().dims()));
     ConcatInto(ctx, inputs, inner, DimProduct(first.shape(), 0, *axis), *output);
   }

@@ -86,11 +86,8 @@ class GatherOp : public OpKernel {
                 indices_t.shape().dim_sizes().end());
     dims.insert(dims.end(), params.shape().dim_sizes().begin() + *axis + 1,
                 params.shape().dim_sizes().end());
-    absl::StatusOr<TensorShape> shape = TensorShape::Make(dims);
-    OP_REQUIRES(ctx, shape.ok(),
-                KernelError(*ctx, "output shape ", DimsString(dims), " is invalid: ",
-                            shape.status().message()));
-    OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, *shape));
+    OP_ASSIGN_OR_RETURN(ctx, const TensorShape shape, OutputShape(*ctx, dims));
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, shape));
     if (output->NumElements() == 0) return;
     DispatchByElementSize(params.dtype(), [&](auto zero) {
       GatherRows<decltype(zero)>(ctx, params, indices, DimProduct(params.shape(), 0, *axis),
@@ -138,11 +135,8 @@ class OneHotOp : public OpKernel {
     std::vector<int64_t> dims(indices_t.shape().dim_sizes().begin(),
                               indices_t.shape().dim_sizes().end());
     dims.insert(dims.begin() + axis, depth);
-    absl::StatusOr<TensorShape> shape = TensorShape::Make(dims);
-    OP_REQUIRES(ctx, shape.ok(),
-                KernelError(*ctx, "output shape ", DimsString(dims), " is invalid: ",
-                            shape.status().message()));
-    OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, *shape));
+    OP_ASSIGN_OR_RETURN(ctx, const TensorShape shape, OutputShape(*ctx, dims));
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, shape));
     if (output->NumElements() == 0) return;
     const std::vector<int64_t> indices = ReadOneHotIndices(indices_t);
     const int64_t suffix = DimProduct(indices_t.shape(), axis, in_rank);

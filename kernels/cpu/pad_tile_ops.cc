@@ -58,11 +58,8 @@ void RunGather(OpKernelContext* ctx, const DimMaps& maps, const Tensor* fill_ten
   const Tensor& input = ctx->input(0);
   std::vector<int64_t> dims;
   for (const auto& map : maps) dims.push_back(static_cast<int64_t>(map.size()));
-  absl::StatusOr<TensorShape> shape = TensorShape::Make(dims);
-  OP_REQUIRES(ctx, shape.ok(),
-              KernelError(*ctx, "output shape ", DimsString(dims), " is invalid: ",
-                          shape.status().message()));
-  OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, *shape));
+  OP_ASSIGN_OR_RETURN(ctx, const TensorShape shape, OutputShape(*ctx, dims));
+  OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, shape));
   if (output->NumElements() == 0) return;
   DispatchByElementSize(input.dtype(), [&](auto zero) {
     using T = decltype(zero);

@@ -60,16 +60,6 @@ void CopyBoxInto(OpKernelContext* ctx, const Tensor& input, const Box& box, cons
   });
 }
 
-absl::StatusOr<TensorShape> MakeShape(const OpKernelContext& ctx,
-                                      const std::vector<int64_t>& dims) {
-  absl::StatusOr<TensorShape> shape = TensorShape::Make(dims);
-  if (!shape.ok()) {
-    return KernelError(ctx, "output shape ", DimsString(dims), " is invalid: ",
-                       shape.status().message());
-  }
-  return shape;
-}
-
 // Slice(input, begin, size): size -1 means "to the end of the dimension".
 class SliceOp : public OpKernel {
  public:
@@ -94,7 +84,7 @@ class SliceOp : public OpKernel {
       ctx->set_output(0, input);  // the whole input: share it
       return;
     }
-    OP_ASSIGN_OR_RETURN(ctx, TensorShape shape, MakeShape(*ctx, box.extent));
+    OP_ASSIGN_OR_RETURN(ctx, TensorShape shape, OutputShape(*ctx, box.extent));
     OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, shape));
     CopyBoxInto(ctx, input, box, *output);
   }
@@ -154,7 +144,7 @@ class StridedSliceOp : public OpKernel {
     OP_REQUIRES(ctx, spec.ok(),
                 KernelError(*ctx, spec.status().message(), " (input shape ",
                             input.shape().DebugString(), ")"));
-    OP_ASSIGN_OR_RETURN(ctx, TensorShape shape, MakeShape(*ctx, spec->final_shape));
+    OP_ASSIGN_OR_RETURN(ctx, TensorShape shape, OutputShape(*ctx, spec->final_shape));
     if (spec->is_identity) {
       ctx->set_output(0, input.Reshaped(shape));
       return;
