@@ -78,6 +78,13 @@ inline std::optional<int> NormalizeAxis(int64_t axis, int rank) {
 // The values of an int32 or int64 tensor, widened to int64.
 std::vector<int64_t> ReadIndices(const Tensor& tensor);
 
+// Product of `shape`'s dims [begin, end): the rows or columns of a view around an axis.
+inline int64_t DimProduct(const TensorShape& shape, int begin, int end) {
+  int64_t product = 1;
+  for (int i = begin; i < end; ++i) product *= shape.dim_size(i);
+  return product;
+}
+
 // "[2,-1,3]": requested dims as users wrote them (may hold -1).
 std::string DimsString(absl::Span<const int64_t> dims);
 

@@ -12,13 +12,6 @@
 namespace dflow {
 namespace {
 
-// Product of dims[begin, end).
-int64_t DimProduct(const TensorShape& shape, int begin, int end) {
-  int64_t product = 1;
-  for (int i = begin; i < end; ++i) product *= shape.dim_size(i);
-  return product;
-}
-
 // Output row r = row r of each input, inputs viewed as [outer, inner[i]].
 template <typename T>
 void ConcatRows(OpKernelContext* ctx, const std::vector<const Tensor*>& inputs,

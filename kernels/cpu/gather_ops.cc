@@ -14,12 +14,6 @@
 namespace dflow {
 namespace {
 
-int64_t DimProduct(const TensorShape& shape, int begin, int end) {
-  int64_t product = 1;
-  for (int i = begin; i < end; ++i) product *= shape.dim_size(i);
-  return product;
-}
-
 // "[1,2]": the multi-index of flat element `flat` of `shape` (TF's SliceDebugString).
 std::string IndexString(const TensorShape& shape, int64_t flat) {
   std::vector<int64_t> index(shape.dims());

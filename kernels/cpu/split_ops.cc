@@ -12,12 +12,6 @@
 namespace dflow {
 namespace {
 
-int64_t DimProduct(const TensorShape& shape, int begin, int end) {
-  int64_t product = 1;
-  for (int i = begin; i < end; ++i) product *= shape.dim_size(i);
-  return product;
-}
-
 // TF's split_dim range check; the axis in [0, rank).
 absl::StatusOr<int> ReadSplitDim(const OpKernelContext& ctx, const Tensor& split_dim,
                                  const TensorShape& input) {
