@@ -54,18 +54,25 @@ void CudaCopier::CopyDeviceToHostImpl(const Tensor& src, const Tensor& dst,
     status = d2h->MemcpyDeviceToHost(dst.raw_data(), src.raw_data(), src.TotalBytes());
     if (status.ok()) {
       // `done` continues the step (it may run kernels): on the pool, not on the stream's
-      // callback thread, which the stream's later callbacks wait for.
-      status = d2h->ThenExecute([src, dst, pool, done](const absl::Status& copied) {
-        pool->Schedule([copied, done] { done(copied); });
-      });
+      // callback thread, which the stream's later callbacks wait for. The buffers are let
+      // go first: when `done` runs, the copier holds nothing.
+      status = d2h->ThenExecute(
+          [src = src, dst = dst, pool, done](const absl::Status& copied) mutable {
+            src = Tensor();
+            dst = Tensor();
+            pool->Schedule([copied, done] { done(copied); });
+          });
     }
     if (!status.ok()) done(DrainOnError(*d2h, status));
     return;
   }
   CudaGpuDevice* device = device_;
-  pool->Schedule([device, d2h, src, dst, done] {
-    done(device->d2h_staging()->CopyFromDevice(*d2h, dst.raw_data(), src.raw_data(),
-                                               src.TotalBytes()));
+  pool->Schedule([device, d2h, src = src, dst = dst, done]() mutable {
+    absl::Status copied = device->d2h_staging()->CopyFromDevice(
+        *d2h, dst.raw_data(), src.raw_data(), src.TotalBytes());
+    src = Tensor();
+    dst = Tensor();
+    done(copied);
   });
 }
 
@@ -89,8 +96,12 @@ void CudaCopier::CopyHostToDeviceImpl(const Tensor& src, const Tensor& dst,
   }
   // A big pageable source is staged: its host memcpys last as long as the DMA, so they
   // run on a pool thread and the executor's thread goes on with other nodes.
-  device_->compute_pool()->Schedule(
-      [this, src, dst, done] { done(CopyHostToDeviceNow(src, dst)); });
+  device_->compute_pool()->Schedule([this, src = src, dst = dst, done]() mutable {
+    absl::Status copied = CopyHostToDeviceNow(src, dst);
+    src = Tensor();
+    dst = Tensor();
+    done(copied);
+  });
 }
 
 void CudaCopier::CopyDeviceToDeviceImpl(const Tensor& src, Device* dst_device, const Tensor& dst,

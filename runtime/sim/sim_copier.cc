@@ -104,10 +104,14 @@ void SimGpuCopier::Enqueue(SimStream* stream, const std::vector<SimStream*>& pro
       return absl::OkStatus();
     }));
     // `src` and `dst` are captured: their buffers stay allocated until the stream has
-    // passed the copy and `done` has run.
-    return stream->ThenExecute([src, dst, result, done](const absl::Status& stream_status) {
-      done(stream_status.ok() ? *result : stream_status);
-    });
+    // passed the copy. They are let go before `done` runs, so that the caller may reuse
+    // the memory as soon as it hears the copy is done.
+    return stream->ThenExecute(
+        [src = src, dst = dst, result, done](const absl::Status& stream_status) mutable {
+          src = Tensor();
+          dst = Tensor();
+          done(stream_status.ok() ? *result : stream_status);
+        });
   }();
   if (!enqueued.ok()) {
     // Nothing will call `done` from the stream; wait until no enqueued work can still
