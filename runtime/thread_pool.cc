@@ -106,10 +106,27 @@ void ThreadPool::WorkerLoop() {
       fn = std::move(queue_.front());
       queue_.pop_front();
       queued_.fetch_sub(1, std::memory_order_release);
+      running_.fetch_add(1, std::memory_order_seq_cst);
     }
     fn();
+    fn = nullptr;  // the task's captures count as part of the task
+    // seq_cst pairs with WaitUntilIdle: either it sees running_ at 0, or this sees it waiting.
+    if (running_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+        idle_waiters_.load(std::memory_order_seq_cst) > 0) {
+      std::lock_guard<std::mutex> lock(mu_);
+      idle_.notify_all();
+    }
     just_worked = true;
   }
+}
+
+void ThreadPool::WaitUntilIdle() {
+  std::unique_lock<std::mutex> lock(mu_);
+  idle_waiters_.fetch_add(1, std::memory_order_seq_cst);
+  idle_.wait(lock, [this] {
+    return queue_.empty() && running_.load(std::memory_order_seq_cst) == 0;
+  });
+  idle_waiters_.fetch_sub(1, std::memory_order_seq_cst);
 }
 
 void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,

@@ -40,6 +40,11 @@ class ThreadPool {
   int NumThreads() const { return static_cast<int>(threads_.size()); }
   // True when called from one of this pool's threads.
   bool IsPoolThread() const;
+  // Returns once no task is queued or running, including tasks that running tasks
+  // scheduled. A step's last closure may still be unwinding (releasing device tensors)
+  // after the step reported done; whoever destroys what those closures touch waits here
+  // first. Not from a pool thread.
+  void WaitUntilIdle();
 
   // Calls fn(begin, end) over disjoint ranges covering [0, total) and returns when all
   // are done. `cost_per_unit` (roughly cycles per element) decides how many shards are
@@ -60,6 +65,9 @@ class ThreadPool {
   std::atomic<int> queued_{0};    // queue_.size(), readable without the lock
   std::atomic<int> spinning_{0};  // workers spinning for work right now
   int sleeping_ = 0;              // workers blocked on work_ready_, guarded by mu_
+  std::atomic<int> running_{0};   // tasks being run; incremented under mu_ as they leave queue_
+  std::atomic<int> idle_waiters_{0};  // threads in WaitUntilIdle
+  std::condition_variable idle_;      // notified under mu_ when running_ drops to 0
   std::vector<std::thread> threads_;
 };
 

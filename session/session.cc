@@ -141,7 +141,12 @@ absl::StatusOr<std::unique_ptr<Session>> NewSession(const ConfigProto& config) {
 Session::Session(ConfigProto config, SessionDevices devices, const KernelRegistry& kernels)
     : config_(std::move(config)), devices_(std::move(devices)), kernels_(kernels) {}
 
-Session::~Session() { Close().IgnoreError(); }
+Session::~Session() {
+  Close().IgnoreError();
+  // A step reports done from inside its last closure, which may still hold a received
+  // device tensor while it unwinds: the devices (and their allocators) go only after.
+  devices_.pool->WaitUntilIdle();
+}
 
 absl::Status Session::Create(const GraphDef& graph_def) {
   {
