@@ -141,6 +141,32 @@ absl::StatusOr<std::unique_ptr<Session>> NewSession(const ConfigProto& config) {
 Session::Session(ConfigProto config, SessionDevices devices, const KernelRegistry& kernels)
     : config_(std::move(config)), devices_(std::move(devices)), kernels_(kernels) {}
 
+class Session::CallInFlight {
+ public:
+  explicit CallInFlight(Session* session) : session_(session) {
+    absl::MutexLock lock(&session_->mu_);
+    if (session_->closed_) {
+      status_ = absl::CancelledError("Session has been closed.");
+    } else {
+      ++session_->calls_in_flight_;
+    }
+  }
+  ~CallInFlight() {
+    if (!status_.ok()) return;
+    absl::MutexLock lock(&session_->mu_);
+    --session_->calls_in_flight_;
+  }
+  CallInFlight(const CallInFlight&) = delete;
+  CallInFlight& operator=(const CallInFlight&) = delete;
+
+  // CANCELLED when the session was closed before the call.
+  const absl::Status& status() const { return status_; }
+
+ private:
+  Session* const session_;
+  absl::Status status_;
+};
+
 Session::~Session() {
   Close().IgnoreError();
   // A step reports done from inside its last closure, which may still hold a received
@@ -149,6 +175,8 @@ Session::~Session() {
 }
 
 absl::Status Session::Create(const GraphDef& graph_def) {
+  CallInFlight call(this);
+  DFLOW_RETURN_IF_ERROR(call.status());
   {
     absl::MutexLock lock(&mu_);
     if (closed_) return absl::CancelledError("Session has been closed.");
@@ -161,6 +189,8 @@ absl::Status Session::Create(const GraphDef& graph_def) {
 }
 
 absl::Status Session::Extend(const GraphDef& graph_def) {
+  CallInFlight call(this);
+  DFLOW_RETURN_IF_ERROR(call.status());
   std::shared_ptr<const GraphState> state;
   {
     absl::MutexLock lock(&mu_);
@@ -252,6 +282,8 @@ absl::Status Session::Run(const RunOptions& options,
                           const std::vector<std::string>& fetches,
                           const std::vector<std::string>& targets,
                           std::vector<Tensor>* outputs, RunMetadata* metadata) {
+  CallInFlight call(this);
+  DFLOW_RETURN_IF_ERROR(call.status());
   DFLOW_ASSIGN_OR_RETURN(PlanSignature signature, MakeSignature(feeds, fetches, targets));
   DFLOW_ASSIGN_OR_RETURN(std::shared_ptr<const ExecutionPlan> plan, GetPlan(signature));
   std::vector<Tensor> feed_values;
@@ -336,13 +368,17 @@ absl::Status Session::RunPlan(const ExecutionPlan& plan, const RunOptions& optio
 
 absl::Status Session::Close() {
   absl::MutexLock lock(&mu_);
-  if (closed_) return absl::OkStatus();
-  closed_ = true;
-  const absl::Status cancelled = absl::CancelledError("Run call was cancelled");
-  for (StepHandle* step : active_steps_) {
-    step->cancellation->Cancel(cancelled);
-    if (step->rendezvous != nullptr) step->rendezvous->StartAbort(cancelled);
+  if (!closed_) {
+    closed_ = true;
+    const absl::Status cancelled = absl::CancelledError("Run call was cancelled");
+    for (StepHandle* step : active_steps_) {
+      step->cancellation->Cancel(cancelled);
+      if (step->rendezvous != nullptr) step->rendezvous->StartAbort(cancelled);
+    }
   }
+  // A cancelled step still waits for copies already on a bus, and a Run may be building
+  // its plan: the devices must outlive them all.
+  mu_.Await(absl::Condition(this, &Session::NoCallsInFlight));
   return absl::OkStatus();
 }
 

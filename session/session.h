@@ -66,6 +66,9 @@ class Session {
                    const std::vector<std::string>& fetches,
                    const std::vector<std::string>& targets, std::vector<Tensor>* outputs);
 
+  // Cancels the steps in flight and returns once every call in flight (Create, Extend,
+  // Run) on other threads has returned; later calls fail with CANCELLED. Idempotent.
+  // The destructor closes the session.
   absl::Status Close();
 
   std::vector<DeviceAttributes> ListDevices() const;
@@ -90,6 +93,10 @@ class Session {
     Rendezvous* rendezvous;
   };
 
+  // Counts a public call as in flight for its lifetime, so that Close can wait for it.
+  class CallInFlight;
+  bool NoCallsInFlight() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return calls_in_flight_ == 0; }
+
   absl::Status InstallGraph(GraphDef graph_def);
   absl::StatusOr<std::shared_ptr<const ExecutionPlan>> GetPlan(const PlanSignature& signature);
   absl::Status RunPlan(const ExecutionPlan& plan, const RunOptions& options,
@@ -107,6 +114,7 @@ class Session {
   absl::flat_hash_map<std::string, std::shared_ptr<const ExecutionPlan>> plans_
       ABSL_GUARDED_BY(mu_);
   std::set<StepHandle*> active_steps_ ABSL_GUARDED_BY(mu_);
+  int calls_in_flight_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 // Creates a session with the devices `config` asks for. INVALID_ARGUMENT for bad

@@ -446,5 +446,43 @@ TEST_CASE("A session closed right after Run outlives its last closures", "[sim_g
   for (const std::string& error : errors) CHECK(error.empty());
 }
 
+TEST_CASE("Close waits for a Run in flight; later calls are CANCELLED", "[sim_gpu][close]") {
+  ScopedEnv env("DFLOW_SIMULATED_GPUS", "1:1024");
+  Scope root = Scope::NewRootScope();
+  Output c = SeedMatMul(root);
+  auto session = ClientSession::Create(root);
+  REQUIRE(session.ok());
+  Session* s = (*session)->session();
+  std::vector<Tensor> warm;
+  REQUIRE((*session)->Run({c}, &warm).ok());  // plan built before the gate
+  REQUIRE(DeviceOf(s, "c") == std::string(kGpuPrefix) + "0");
+  sim::SimGpuDevice* gpu = SimGpu0(s);
+
+  StreamGate gate(gpu->compute_stream());
+  REQUIRE(gate.enqueued().ok());
+  absl::Status run_status;
+  std::vector<Tensor> out;
+  std::thread runner([&] { run_status = (*session)->Run({c}, &out); });
+  absl::SleepFor(absl::Milliseconds(20));  // lets the step reach the gated stream
+  std::atomic<bool> closed{false};
+  absl::Status close_status;
+  std::thread closer([&] {
+    close_status = s->Close();
+    closed = true;
+  });
+  // Not a timing assertion: the pause gives a Close that does not wait the chance to show.
+  absl::SleepFor(absl::Milliseconds(50));
+  CHECK_FALSE(closed.load());  // the fetch's copy is still queued behind the gate
+  gate.Open();
+  closer.join();
+  runner.join();
+  CHECK(close_status.ok());
+  INFO(run_status.ToString());
+  CHECK((run_status.ok() || run_status.code() == absl::StatusCode::kCancelled));
+  CHECK(s->Run({}, {"c"}, {}, &out).code() == absl::StatusCode::kCancelled);
+  CHECK(s->Extend(GraphDef()).code() == absl::StatusCode::kCancelled);
+  CHECK(s->Close().ok());  // again: nothing in flight, returns at once
+}
+
 }  // namespace
 }  // namespace dflow
