@@ -23,8 +23,14 @@ bool DtypesCompatible(DataType produced, DataType expected) {
 
 class Importer {
  public:
-  Importer(const GraphDef& graph_def, const ImportOptions& options, const OpRegistry& ops)
-      : graph_def_(graph_def), options_(options), graph_(std::make_unique<Graph>(ops)) {
+  // `consumable`: the same GraphDef, which the caller gives up; accepted nodes are moved
+  // out of it instead of copied (a big Const's value is not copied).
+  Importer(const GraphDef& graph_def, const ImportOptions& options, const OpRegistry& ops,
+           GraphDef* consumable = nullptr)
+      : graph_def_(graph_def),
+        consumable_(consumable),
+        options_(options),
+        graph_(std::make_unique<Graph>(ops)) {
     for (const std::string& t : options.fed_tensors) {
       absl::StatusOr<TensorId> id = ParseTensorName(t);
       if (id.ok()) fed_.insert(id->ToString());
@@ -36,7 +42,10 @@ class Importer {
     *graph_->mutable_library() = graph_def_.library();
     *graph_->mutable_versions() = graph_def_.versions();
     for (const NodeDef& def : graph_def_.node()) declared_.insert(def.name());
-    for (const NodeDef& def : graph_def_.node()) AddNodeChecked(def);
+    for (int i = 0; i < graph_def_.node_size(); ++i) {
+      AddNodeChecked(graph_def_.node(i),
+                     consumable_ != nullptr ? consumable_->mutable_node(i) : nullptr);
+    }
     for (const NodeDef& def : graph_def_.node()) ConnectInputs(def);
     CheckCycles();
     if (problems_.empty() && options_.infer_shapes) InferAllShapes();
@@ -141,17 +150,26 @@ class Importer {
     return ok;
   }
 
-  void AddNodeChecked(const NodeDef& def) {
+  // `movable`: `def` itself, when it may be moved into the graph.
+  void AddNodeChecked(const NodeDef& def, NodeDef* movable) {
     if (!CheckNameAndOp(def)) return;
     bool ok = CheckDevice(def);
     ok &= CheckAttrs(def, *graph_->FindOpDef(def.op()));
     if (!ok) return;
-    absl::StatusOr<Node*> node = graph_->AddNode(def);
+    NodeDef header;  // what ConnectInputs and a problem report need, should `def` move
+    if (movable != nullptr) {
+      header.set_name(def.name());
+      header.set_op(def.op());
+      *header.mutable_input() = def.input();
+    }
+    absl::StatusOr<Node*> node =
+        movable != nullptr ? graph_->AddNode(std::move(*movable)) : graph_->AddNode(def);
     if (!node.ok()) {
-      AddProblem(def, node.status().message());
+      AddProblem(movable != nullptr ? header : def, node.status().message());
       return;
     }
     created_[&def] = *node;
+    if (movable != nullptr) moved_headers_[&def] = std::move(header);
   }
 
   // Resolves `id` to a node, standing in a Placeholder for a fed tensor of a node the
@@ -193,10 +211,12 @@ class Importer {
     graph_->AddEdge(src, id.index, dst, index);
   }
 
-  void ConnectInputs(const NodeDef& def) {
-    auto created = created_.find(&def);
+  void ConnectInputs(const NodeDef& graph_def_node) {
+    auto created = created_.find(&graph_def_node);
     if (created == created_.end()) return;  // the node itself was rejected
     Node* dst = created->second;
+    auto moved = moved_headers_.find(&graph_def_node);
+    const NodeDef& def = moved != moved_headers_.end() ? moved->second : graph_def_node;
     int data_inputs = 0;
     bool seen_control = false;
     for (const std::string& input : def.input()) {
@@ -260,12 +280,15 @@ class Importer {
   }
 
   const GraphDef& graph_def_;
+  GraphDef* const consumable_;
   const ImportOptions& options_;
   std::unique_ptr<Graph> graph_;
   absl::flat_hash_set<std::string> fed_;
   absl::flat_hash_set<std::string> declared_;
   absl::flat_hash_set<std::string> seen_;
   absl::flat_hash_map<const NodeDef*, Node*> created_;
+  // Name, op and inputs of the nodes moved into the graph, keyed like created_.
+  absl::flat_hash_map<const NodeDef*, NodeDef> moved_headers_;
   std::vector<GraphProblem> problems_;
 };
 
@@ -281,6 +304,16 @@ absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(const GraphDef& graph_def,
                                                       const ImportOptions& options,
                                                       const OpRegistry& ops) {
   Importer importer(graph_def, options, ops);
+  std::vector<GraphProblem> problems = importer.Run();
+  if (!problems.empty()) return ProblemsToStatus(problems);
+  return importer.TakeGraph();
+}
+
+absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(GraphDef&& graph_def,
+                                                      const ImportOptions& options,
+                                                      const OpRegistry& ops) {
+  GraphDef consumed = std::move(graph_def);
+  Importer importer(consumed, options, ops, &consumed);
   std::vector<GraphProblem> problems = importer.Run();
   if (!problems.empty()) return ProblemsToStatus(problems);
   return importer.TakeGraph();

@@ -52,6 +52,11 @@ std::vector<GraphProblem> ValidateGraphDef(const GraphDef& graph_def,
 absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(
     const GraphDef& graph_def, const ImportOptions& options = {},
     const OpRegistry& ops = OpRegistry::Global());
+// The same from a GraphDef the caller gives up: its nodes move into the Graph instead of
+// being copied (a graph with big constants is not held twice while importing).
+absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(
+    GraphDef&& graph_def, const ImportOptions& options = {},
+    const OpRegistry& ops = OpRegistry::Global());
 
 // One INVALID_ARGUMENT status listing `problems` ("GraphDef has N problems:\n  ...").
 absl::Status ProblemsToStatus(const std::vector<GraphProblem>& problems);

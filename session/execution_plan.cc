@@ -1,5 +1,6 @@
 #include "session/execution_plan.h"
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/constant_inputs.h"
@@ -14,12 +15,17 @@
 namespace dflow {
 namespace {
 
+// A Const value above this many bytes is left out of the partition GraphDef the plan
+// keeps for RunMetadata (PartitionGraphDefs puts it back from the session's graph).
+constexpr size_t kKeptConstValueBytes = 1024;
+
 // Imports a GraphDef whose `device` fields hold assigned devices, assigning them.
-absl::StatusOr<std::unique_ptr<Graph>> ImportAssigned(const GraphDef& graph_def,
+absl::StatusOr<std::unique_ptr<Graph>> ImportAssigned(GraphDef graph_def,
                                                       const OpRegistry& ops) {
   ImportOptions options;
   options.infer_shapes = false;
-  DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, ImportGraphDef(graph_def, options, ops));
+  DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
+                         ImportGraphDef(std::move(graph_def), options, ops));
   for (Node* node : graph->nodes()) node->set_assigned_device(node->requested_device());
   return graph;
 }
@@ -48,7 +54,29 @@ absl::StatusOr<std::unique_ptr<Graph>> CopyPlacedGraph(const Graph& placed) {
   for (NodeDef& node : *graph_def.mutable_node()) {
     node.set_device(placed.FindNode(node.name())->assigned_device());
   }
-  return ImportAssigned(graph_def, placed.op_registry());
+  return ImportAssigned(std::move(graph_def), placed.op_registry());
+}
+
+bool IsConstOp(const std::string& op) { return op == "Const" || op == "HostConst"; }
+
+// A copy of `graph_def` without its big Const values, made without copying them; the
+// names of the Consts left bare go to `bare`.
+GraphDef WithoutBigConstValues(GraphDef* graph_def, std::vector<std::string>* bare) {
+  std::vector<std::pair<NodeDef*, AttrValue>> set_aside;
+  for (NodeDef& node : *graph_def->mutable_node()) {
+    if (!IsConstOp(node.op())) continue;
+    auto value = node.mutable_attr()->find("value");
+    if (value == node.mutable_attr()->end() ||
+        value->second.ByteSizeLong() <= kKeptConstValueBytes) {
+      continue;
+    }
+    set_aside.emplace_back(&node, std::move(value->second));
+    node.mutable_attr()->erase(value);
+    bare->push_back(node.name());
+  }
+  GraphDef copy = *graph_def;
+  for (auto& [node, value] : set_aside) (*node->mutable_attr())["value"] = std::move(value);
+  return copy;
 }
 
 }  // namespace
@@ -67,8 +95,9 @@ absl::StatusOr<std::string> CanonicalTensorName(absl::string_view name) {
 }
 
 absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
-    const Graph& placed_graph, const PlanSignature& signature, const DeviceMgr& devices,
-    const KernelRegistry& kernels) {
+    std::shared_ptr<const Graph> placed, const PlanSignature& signature,
+    const DeviceMgr& devices, const KernelRegistry& kernels) {
+  const Graph& placed_graph = *placed;
   DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, CopyPlacedGraph(placed_graph));
   RewriteSpec spec;
   spec.feeds = signature.feeds;
@@ -96,17 +125,32 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
   DFLOW_ASSIGN_OR_RETURN(auto partition_defs, PartitionGraph(partition_options, *graph));
   for (auto& [device_name, graph_def] : partition_defs) {
     DFLOW_ASSIGN_OR_RETURN(Device * device, devices.Lookup(device_name));
-    DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> partition,
-                           ImportAssigned(graph_def, placed_graph.op_registry()));
-    DFLOW_RETURN_IF_ERROR(FuseCpuOps(partition.get()));
-    MarkConstantInputs(partition.get());
     Partition part;
     part.device = device;
+    part.graph_def = WithoutBigConstValues(&graph_def, &part.bare_consts);
+    DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> partition,
+                           ImportAssigned(std::move(graph_def), placed_graph.op_registry()));
+    DFLOW_RETURN_IF_ERROR(FuseCpuOps(partition.get()));
+    MarkConstantInputs(partition.get());
     DFLOW_ASSIGN_OR_RETURN(part.executor, Executor::Create(*partition, device, kernels));
-    part.graph_def = std::move(graph_def);
     plan->partitions_.push_back(std::move(part));
   }
+  plan->placed_graph_ = std::move(placed);
   return plan;
+}
+
+GraphDef ExecutionPlan::PartitionGraphDef(const Partition& partition) const {
+  GraphDef graph_def = partition.graph_def;
+  if (partition.bare_consts.empty()) return graph_def;
+  const absl::flat_hash_set<std::string> bare(partition.bare_consts.begin(),
+                                              partition.bare_consts.end());
+  for (NodeDef& node : *graph_def.mutable_node()) {
+    if (!bare.contains(node.name())) continue;
+    const Node* source = placed_graph_->FindNode(node.name());
+    const AttrValue* value = source != nullptr ? source->attr("value") : nullptr;
+    if (value != nullptr) (*node.mutable_attr())["value"] = *value;
+  }
+  return graph_def;
 }
 
 }  // namespace dflow

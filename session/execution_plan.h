@@ -34,18 +34,23 @@ class ExecutionPlan {
  public:
   struct Partition {
     Device* device = nullptr;
-    GraphDef graph_def;  // for RunMetadata.partition_graphs
+    // For RunMetadata.partition_graphs, without the values of the Consts named in
+    // `bare_consts` (big ones): the kernels hold those decoded and the placed graph holds
+    // them encoded; a third copy per plan would only serve output_partition_graphs.
+    GraphDef graph_def;
+    std::vector<std::string> bare_consts;
     std::unique_ptr<Executor> executor;
   };
 
-  // `placed_graph`, `devices` and `kernels` are only read during Build (devices and
-  // kernels must outlive the plan).
-  static absl::StatusOr<std::unique_ptr<ExecutionPlan>> Build(const Graph& placed_graph,
-                                                              const PlanSignature& signature,
-                                                              const DeviceMgr& devices,
-                                                              const KernelRegistry& kernels);
+  // `devices` and `kernels` are only read during Build and must outlive the plan; the
+  // plan keeps `placed_graph` (shared, immutable) for PartitionGraphDef.
+  static absl::StatusOr<std::unique_ptr<ExecutionPlan>> Build(
+      std::shared_ptr<const Graph> placed_graph, const PlanSignature& signature,
+      const DeviceMgr& devices, const KernelRegistry& kernels);
 
   const std::vector<Partition>& partitions() const { return partitions_; }
+  // `partition`'s GraphDef, complete (as TF's RunMetadata.partition_graphs has it).
+  GraphDef PartitionGraphDef(const Partition& partition) const;
   // The dtype each feed must have (the _Arg's T).
   const std::vector<DataType>& feed_types() const { return feed_types_; }
   // The shape each fed tensor is known to have (a Placeholder's `shape` attr, or what
@@ -59,6 +64,7 @@ class ExecutionPlan {
  private:
   ExecutionPlan() = default;
 
+  std::shared_ptr<const Graph> placed_graph_;
   std::vector<Partition> partitions_;
   std::vector<DataType> feed_types_;
   std::vector<PartialShape> feed_shapes_;

@@ -198,7 +198,7 @@ absl::Status Session::Extend(const GraphDef& graph_def) {
     state = state_;
   }
   if (state == nullptr) return Create(graph_def);
-  GraphDef merged = state->graph_def;
+  GraphDef merged = state->Definition();
   absl::flat_hash_set<std::string> existing;
   for (const NodeDef& node : merged.node()) existing.insert(node.name());
   for (const NodeDef& node : graph_def.node()) {
@@ -219,9 +219,11 @@ absl::Status Session::InstallGraph(GraphDef graph_def) {
   // session keeps the caller's GraphDef for Extend.
   if (HasFunctionCalls(graph_def)) {
     DFLOW_ASSIGN_OR_RETURN(GraphDef inlined, InlineFunctionCalls(graph_def));
-    DFLOW_ASSIGN_OR_RETURN(state->graph, ImportGraphDef(inlined));
+    DFLOW_ASSIGN_OR_RETURN(state->graph, ImportGraphDef(std::move(inlined)));
+    state->caller_graph_def = std::move(graph_def);
   } else {
-    DFLOW_ASSIGN_OR_RETURN(state->graph, ImportGraphDef(graph_def));
+    // The graph is the only copy the session keeps: Extend rebuilds the GraphDef from it.
+    DFLOW_ASSIGN_OR_RETURN(state->graph, ImportGraphDef(std::move(graph_def)));
   }
   PlacementOptions options;
   options.allow_soft_placement = config_.allow_soft_placement();
@@ -234,7 +236,6 @@ absl::Status Session::InstallGraph(GraphDef graph_def) {
                          PlaceGraph(options, devices_.devices->ListAttributes(),
                                     placement_kernels, state->graph.get()));
   if (options.log_device_placement) PrintPlacementLog(state->placement);
-  state->graph_def = std::move(graph_def);
   absl::MutexLock lock(&mu_);
   state_ = std::move(state);
   plans_.clear();
@@ -257,7 +258,7 @@ absl::StatusOr<std::shared_ptr<const ExecutionPlan>> Session::GetPlan(
   }
   // Compile outside the lock; if two threads race, the first inserted plan wins.
   DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionPlan> built,
-                         ExecutionPlan::Build(*state->graph, signature, *devices_.devices,
+                         ExecutionPlan::Build(state->graph, signature, *devices_.devices,
                                               kernels_));
   std::shared_ptr<const ExecutionPlan> plan = std::move(built);
   absl::MutexLock lock(&mu_);
@@ -351,7 +352,7 @@ absl::Status Session::RunPlan(const ExecutionPlan& plan, const RunOptions& optio
   if (metadata != nullptr) AddDeviceMemory(plan, metadata);
   if (metadata != nullptr && options.output_partition_graphs()) {
     for (const auto& partition : plan.partitions()) {
-      *metadata->add_partition_graphs() = partition.graph_def;
+      *metadata->add_partition_graphs() = plan.PartitionGraphDef(partition);
     }
   }
   DFLOW_RETURN_IF_ERROR(status);

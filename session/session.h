@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -83,9 +84,15 @@ class Session {
 
   // The graph as last created/extended, placed. Immutable once published.
   struct GraphState {
-    GraphDef graph_def;  // as given, merged
-    std::unique_ptr<Graph> graph;
+    // As given, merged, when it calls library functions (`graph` holds the inlined
+    // bodies); otherwise `graph` holds the same nodes and no GraphDef is kept.
+    std::optional<GraphDef> caller_graph_def;
+    std::shared_ptr<Graph> graph;  // shared with the plans built from it
     PlacementResult placement;
+    // The GraphDef as created or extended, for Extend to merge into.
+    GraphDef Definition() const {
+      return caller_graph_def.has_value() ? *caller_graph_def : graph->ToGraphDef();
+    }
   };
   // Per-step handles that Close() uses to cancel in-flight steps.
   struct StepHandle {

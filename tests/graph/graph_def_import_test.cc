@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "absl/strings/match.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "graph/graph_def_import.h"
 #include "tests/testing/graph_testing.h"
 
@@ -229,6 +230,45 @@ TEST_CASE("A fed tensor of a node the GraphDef lacks becomes a placeholder", "[g
   REQUIRE(stand_in != nullptr);
   CHECK(stand_in->op() == "Placeholder");
   CHECK(stand_in->output_types()[0] == DT_INT32);
+}
+
+TEST_CASE("Importing a GraphDef given up moves its nodes: same graph, value not copied",
+          "[graph][import]") {
+  const std::string text = std::string(kConstA) + R"(
+    node { name: "big" op: "Const"
+      attr { key: "dtype" value { type: DT_FLOAT } }
+      attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 4096 } } } } } }
+    node { name: "s" op: "Add" input: "big" input: "big" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "i" op: "Identity" input: "a" input: "^s" attr { key: "T" value { type: DT_FLOAT } } })";
+  GraphDef given = GraphFromText(text);
+  std::string* content = given.mutable_node(1)->mutable_attr()->at("value")
+                             .mutable_tensor()->mutable_tensor_content();
+  content->assign(4096 * sizeof(float), '\x01');
+  const GraphDef kept = given;
+  const char* bytes = content->data();
+
+  absl::StatusOr<std::unique_ptr<Graph>> copied = ImportGraphDef(kept);
+  absl::StatusOr<std::unique_ptr<Graph>> moved = ImportGraphDef(std::move(given));
+  REQUIRE(copied.ok());
+  REQUIRE(moved.ok());
+  CHECK(google::protobuf::util::MessageDifferencer::Equals((*moved)->ToGraphDef(),
+                                                           (*copied)->ToGraphDef()));
+  const Node* big = (*moved)->FindNode("big");
+  REQUIRE(big != nullptr);
+  CHECK(big->attr("value")->tensor().tensor_content().data() == bytes);  // the same buffer
+  CHECK((*moved)->FindNode("i")->input_edge(0)->src->name() == "a");
+
+  // Problems are found and named the same way on both paths.
+  GraphDef broken = GraphFromText(text + R"(
+    node { name: "y" op: "Identity" input: "ghost" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "z" op: "Identity" input: "a:3" attr { key: "T" value { type: DT_FLOAT } } })");
+  const absl::Status from_copy = ImportGraphDef(broken).status();
+  const absl::Status from_move = ImportGraphDef(std::move(broken)).status();
+  INFO(from_move.ToString());
+  CHECK(from_move.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(from_move == from_copy);
+  CHECK(absl::StrContains(from_move.message(), "Node 'y' (Identity)"));
+  CHECK(absl::StrContains(from_move.message(), "Node 'z' (Identity)"));
 }
 
 }  // namespace

@@ -323,5 +323,60 @@ TEST_CASE("Fetched tensors stay valid after their session is gone", "[session]")
   CHECK(ValuesOf<float>(out[0]) == std::vector<float>{22, 28, 49, 64});
 }
 
+// The plan keeps its partition GraphDefs without big Const values (the kernels and the
+// session's graph hold them already); output_partition_graphs still shows them whole.
+TEST_CASE("Partition graphs carry big Const values whole, across devices and Extend",
+          "[session]") {
+  Scope root = Scope::NewRootScope();
+  std::vector<float> values(3000);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 0.5f;
+  Output big = Const(root.WithOpName("big").WithDevice("/cpu:1"),
+                     Input::Initializer(values, {3000}));
+  Output small = Const(root.WithOpName("small").WithDevice("/cpu:1"), {1.f, 2.f});
+  Output sum = Sum(root.WithOpName("sum").WithDevice("/cpu:0"), big, Const(root, 0));
+  Output both = Sum(root.WithOpName("both").WithDevice("/cpu:1"), small, Const(root, 0));
+  GraphDef graph_def;
+  REQUIRE(root.ToGraphDef(&graph_def).ok());
+  const NodeDef* given = nullptr;
+  for (const NodeDef& node : graph_def.node()) {
+    if (node.name() == "big") given = &node;
+  }
+  REQUIRE(given != nullptr);
+  REQUIRE(given->attr().at("value").ByteSizeLong() > 1024);
+
+  auto session = NewSession(CpuConfig(2));
+  REQUIRE(session.ok());
+  REQUIRE((*session)->Create(graph_def).ok());
+  for (int extend = 0; extend < 2; ++extend) {
+    RunOptions options;
+    options.set_output_partition_graphs(true);
+    RunMetadata metadata;
+    std::vector<Tensor> out;
+    absl::Status status = (*session)->Run(options, {}, {"sum", "both"}, {}, &out, &metadata);
+    INFO("after " << extend << " Extend: " << status.ToString());
+    REQUIRE(status.ok());
+    CHECK(out[0].scalar<float>() == 0.5f * 2999 * 3000 / 2);
+    CHECK(out[1].scalar<float>() == 3.f);
+    int consts_seen = 0;
+    for (const GraphDef& partition : metadata.partition_graphs()) {
+      for (const NodeDef& node : partition.node()) {
+        if (node.name() != "big" && node.name() != "small") continue;
+        ++consts_seen;
+        REQUIRE(node.attr().count("value") == 1);
+        if (node.name() == "big") {
+          CHECK(node.attr().at("value").SerializeAsString() ==
+                given->attr().at("value").SerializeAsString());
+        }
+      }
+    }
+    CHECK(consts_seen == 2);
+    // Extend rebuilds the GraphDef from the session's graph: the value must survive it.
+    GraphDef more;
+    *more.add_node() = graph_def.node(0);
+    more.mutable_node(0)->set_name("extra" + std::to_string(extend));
+    REQUIRE((*session)->Extend(more).ok());
+  }
+}
+
 }  // namespace
 }  // namespace dflow
