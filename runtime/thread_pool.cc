@@ -110,8 +110,9 @@ void ThreadPool::WorkerLoop() {
     }
     fn();
     fn = nullptr;  // the task's captures count as part of the task
-    // seq_cst pairs with WaitUntilIdle: either it sees running_ at 0, or this sees it waiting.
-    if (running_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+    // seq_cst pairs with WaitUntilIdle: either it sees running_ drop, or this sees it
+    // waiting. A waiter on a pool thread waits for 1 (itself), hence <= 2.
+    if (running_.fetch_sub(1, std::memory_order_seq_cst) <= 2 &&
         idle_waiters_.load(std::memory_order_seq_cst) > 0) {
       std::lock_guard<std::mutex> lock(mu_);
       idle_.notify_all();
@@ -121,10 +122,12 @@ void ThreadPool::WorkerLoop() {
 }
 
 void ThreadPool::WaitUntilIdle() {
+  // From one of the pool's own tasks, "idle" means every other task is done.
+  const int self = IsPoolThread() ? 1 : 0;
   std::unique_lock<std::mutex> lock(mu_);
   idle_waiters_.fetch_add(1, std::memory_order_seq_cst);
-  idle_.wait(lock, [this] {
-    return queue_.empty() && running_.load(std::memory_order_seq_cst) == 0;
+  idle_.wait(lock, [this, self] {
+    return queue_.empty() && running_.load(std::memory_order_seq_cst) == self;
   });
   idle_waiters_.fetch_sub(1, std::memory_order_seq_cst);
 }

@@ -43,7 +43,7 @@ class ThreadPool {
   // Returns once no task is queued or running, including tasks that running tasks
   // scheduled. A step's last closure may still be unwinding (releasing device tensors)
   // after the step reported done; whoever destroys what those closures touch waits here
-  // first. Not from a pool thread.
+  // first. From a task of this pool: returns once every other task is done.
   void WaitUntilIdle();
 
   // Calls fn(begin, end) over disjoint ranges covering [0, total) and returns when all

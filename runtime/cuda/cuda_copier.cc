@@ -55,12 +55,12 @@ void CudaCopier::CopyDeviceToHostImpl(const Tensor& src, const Tensor& dst,
     if (status.ok()) {
       // `done` continues the step (it may run kernels): on the pool, not on the stream's
       // callback thread, which the stream's later callbacks wait for. The buffers are let
-      // go first: when `done` runs, the copier holds nothing.
+      // go first: when `done` runs, the copier holds nothing but `done` itself.
       status = d2h->ThenExecute(
           [src = src, dst = dst, pool, done](const absl::Status& copied) mutable {
             src = Tensor();
             dst = Tensor();
-            pool->Schedule([copied, done] { done(copied); });
+            pool->Schedule([copied, done = std::move(done)] { done(copied); });
           });
     }
     if (!status.ok()) done(DrainOnError(*d2h, status));
@@ -68,8 +68,10 @@ void CudaCopier::CopyDeviceToHostImpl(const Tensor& src, const Tensor& dst,
   }
   CudaGpuDevice* device = device_;
   pool->Schedule([device, d2h, src = src, dst = dst, done]() mutable {
-    absl::Status copied = device->d2h_staging()->CopyFromDevice(
-        *d2h, dst.raw_data(), src.raw_data(), src.TotalBytes());
+    // On error a chunk may still be reading `src`: drain before letting go of it.
+    absl::Status copied = DrainOnError(
+        *d2h, device->d2h_staging()->CopyFromDevice(*d2h, dst.raw_data(), src.raw_data(),
+                                                    src.TotalBytes()));
     src = Tensor();
     dst = Tensor();
     done(copied);

@@ -105,12 +105,14 @@ void SimGpuCopier::Enqueue(SimStream* stream, const std::vector<SimStream*>& pro
     }));
     // `src` and `dst` are captured: their buffers stay allocated until the stream has
     // passed the copy. They are let go before `done` runs, so that the caller may reuse
-    // the memory as soon as it hears the copy is done.
+    // the memory as soon as it hears the copy is done; `done` (and what it holds) goes
+    // when it returns, not when the stream drops the closure.
     return stream->ThenExecute(
         [src = src, dst = dst, result, done](const absl::Status& stream_status) mutable {
           src = Tensor();
           dst = Tensor();
-          done(stream_status.ok() ? *result : stream_status);
+          StatusCallback finish = std::move(done);
+          finish(stream_status.ok() ? *result : stream_status);
         });
   }();
   if (!enqueued.ok()) {

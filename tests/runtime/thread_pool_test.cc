@@ -69,5 +69,26 @@ TEST_CASE("WaitUntilIdle returns at once on an idle pool, from several threads",
   CHECK(ran.load() == 200);
 }
 
+TEST_CASE("WaitUntilIdle from a pool task waits for every other task", "[thread_pool]") {
+  ThreadPool pool(2, "test");
+  std::atomic<int> ran{0};
+  std::atomic<int> seen_by_waiter{-1};
+  std::atomic<bool> waiter_done{false};
+  pool.Schedule([&] {
+    for (int i = 0; i < 20; ++i) {
+      pool.Schedule([&ran] {
+        std::this_thread::sleep_for(std::chrono::microseconds(300));
+        ran.fetch_add(1);
+      });
+    }
+    pool.WaitUntilIdle();  // must not wait for itself
+    seen_by_waiter = ran.load();
+    waiter_done = true;
+  });
+  pool.WaitUntilIdle();
+  CHECK(waiter_done.load());
+  CHECK(seen_by_waiter.load() == 20);
+}
+
 }  // namespace
 }  // namespace dflow
