@@ -287,19 +287,35 @@ sim::SimGpuDevice* SimGpu0(Session* session) {
   return sim_gpu;
 }
 
-TEST_CASE("A Const on a simulated GPU is built once, not uploaded or allocated per Run",
-          "[sim_gpu]") {
-  ScopedEnv env("DFLOW_SIMULATED_GPUS", "1:1024");
+// The seed MatMul on simulated GPU:0 (a ClientSession), run once so that its plan and its
+// Consts' tensors exist before a test watches the device.
+struct WarmSeedOnGpu0 {
+  ScopedEnv env{"DFLOW_SIMULATED_GPUS", "1:1024"};
   Scope root = Scope::NewRootScope();
   Output c = SeedMatMul(root);
-  auto session = ClientSession::Create(root);
-  REQUIRE(session.ok());
-  Session* s = (*session)->session();
+  std::unique_ptr<ClientSession> client;
+  Session* s = nullptr;
+  sim::SimGpuDevice* gpu = nullptr;
+
+  WarmSeedOnGpu0() {
+    auto created = ClientSession::Create(root);
+    REQUIRE(created.ok());
+    client = *std::move(created);
+    s = client->session();
+    std::vector<Tensor> warm;
+    REQUIRE(client->Run({c}, &warm).ok());
+    REQUIRE(DeviceOf(s, "c") == std::string(kGpuPrefix) + "0");
+    gpu = SimGpu0(s);
+  }
+};
+
+TEST_CASE("A Const on a simulated GPU is built once, not uploaded or allocated per Run",
+          "[sim_gpu]") {
+  WarmSeedOnGpu0 seed;  // built the plan and the Consts' tensors
+  REQUIRE(DeviceOf(seed.s, "a") == std::string(kGpuPrefix) + "0");
+  REQUIRE(DeviceOf(seed.s, "b") == std::string(kGpuPrefix) + "0");
+  sim::SimGpuDevice* gpu = seed.gpu;
   std::vector<Tensor> out;
-  REQUIRE((*session)->Run({c}, &out).ok());  // builds the plan and the Consts' tensors
-  REQUIRE(DeviceOf(s, "a") == std::string(kGpuPrefix) + "0");
-  REQUIRE(DeviceOf(s, "b") == std::string(kGpuPrefix) + "0");
-  sim::SimGpuDevice* gpu = SimGpu0(s);
   auto* copier = dynamic_cast<sim::SimGpuCopier*>(gpu->copier());
   REQUIRE(copier != nullptr);
 
@@ -307,7 +323,7 @@ TEST_CASE("A Const on a simulated GPU is built once, not uploaded or allocated p
     INFO("run " << run);
     const int64_t allocs_before = gpu->allocator()->GetStats().num_allocs;
     const int64_t copies_before = copier->copies_enqueued();
-    absl::Status status = (*session)->Run({c}, &out);
+    absl::Status status = seed.client->Run({seed.c}, &out);
     INFO(status.ToString());
     REQUIRE(status.ok());
     CHECK(ValuesOf<float>(out[0]) == std::vector<float>{22, 28, 49, 64});
@@ -340,16 +356,8 @@ class StreamGate {
 
 TEST_CASE("GPU kernels only enqueue on the compute stream; Run waits for it",
           "[sim_gpu]") {
-  ScopedEnv env("DFLOW_SIMULATED_GPUS", "1:1024");
-  Scope root = Scope::NewRootScope();
-  Output c = SeedMatMul(root);
-  auto session = ClientSession::Create(root);
-  REQUIRE(session.ok());
-  Session* s = (*session)->session();
-  std::vector<Tensor> warm;
-  REQUIRE((*session)->Run({c}, &warm).ok());  // plan and Consts built before the gate
-  REQUIRE(DeviceOf(s, "c") == std::string(kGpuPrefix) + "0");
-  sim::SimGpuDevice* gpu = SimGpu0(s);
+  WarmSeedOnGpu0 seed;  // plan and Consts built before the gate
+  sim::SimGpuDevice* gpu = seed.gpu;
   const int64_t allocs_before = gpu->allocator()->GetStats().num_allocs;
 
   StreamGate gate(gpu->compute_stream());
@@ -358,7 +366,7 @@ TEST_CASE("GPU kernels only enqueue on the compute stream; Run waits for it",
   absl::Status status;
   std::vector<Tensor> out;
   std::thread runner([&] {
-    status = (*session)->Run({c}, &out);
+    status = seed.client->Run({seed.c}, &out);
     returned = true;
   });
   // Not a timing assertion: the pause only gives a kernel that wrongly runs on the
@@ -447,22 +455,15 @@ TEST_CASE("A session closed right after Run outlives its last closures", "[sim_g
 }
 
 TEST_CASE("Close waits for a Run in flight; later calls are CANCELLED", "[sim_gpu][close]") {
-  ScopedEnv env("DFLOW_SIMULATED_GPUS", "1:1024");
-  Scope root = Scope::NewRootScope();
-  Output c = SeedMatMul(root);
-  auto session = ClientSession::Create(root);
-  REQUIRE(session.ok());
-  Session* s = (*session)->session();
-  std::vector<Tensor> warm;
-  REQUIRE((*session)->Run({c}, &warm).ok());  // plan built before the gate
-  REQUIRE(DeviceOf(s, "c") == std::string(kGpuPrefix) + "0");
-  sim::SimGpuDevice* gpu = SimGpu0(s);
+  WarmSeedOnGpu0 seed;  // plan built before the gate
+  sim::SimGpuDevice* gpu = seed.gpu;
+  Session* s = seed.s;
 
   StreamGate gate(gpu->compute_stream());
   REQUIRE(gate.enqueued().ok());
   absl::Status run_status;
   std::vector<Tensor> out;
-  std::thread runner([&] { run_status = (*session)->Run({c}, &out); });
+  std::thread runner([&] { run_status = seed.client->Run({seed.c}, &out); });
   absl::SleepFor(absl::Milliseconds(20));  // lets the step reach the gated stream
   std::atomic<bool> closed{false};
   absl::Status close_status;
