@@ -32,6 +32,9 @@ absl::StatusOr<TensorId> ParseTensorName(absl::string_view name);
 // `allow_internal` is set), then letters, digits, '-', '.', '/', '_'.
 bool IsValidNodeName(absl::string_view name, bool allow_internal);
 
+// A constant's op: "Const", or "HostConst" (a constant kept in host memory).
+inline bool IsConstantOp(absl::string_view op) { return op == "Const" || op == "HostConst"; }
+
 // The attr named `name` of `node`, or nullptr.
 const AttrValue* FindAttr(const NodeDef& node, absl::string_view name);
 

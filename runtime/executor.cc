@@ -11,6 +11,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "graph/control_flow.h"
+#include "graph/node_def_util.h"
 #include "graph/status_macros.h"
 #include "runtime/step_outcome.h"
 
@@ -30,7 +31,7 @@ namespace {
 // model's weights once, in its kernels' tensors.
 std::shared_ptr<const NodeDef> KeptDef(const Graph& graph, const Node& node) {
   const NodeDef& def = node.def();
-  if (def.op() != "Const" && def.op() != "HostConst") {
+  if (!IsConstantOp(def.op())) {
     return std::make_shared<const NodeDef>(graph.NodeDefWithInputs(node));
   }
   auto kept = std::make_shared<NodeDef>();

@@ -57,14 +57,12 @@ absl::StatusOr<std::unique_ptr<Graph>> CopyPlacedGraph(const Graph& placed) {
   return ImportAssigned(std::move(graph_def), placed.op_registry());
 }
 
-bool IsConstOp(const std::string& op) { return op == "Const" || op == "HostConst"; }
-
 // A copy of `graph_def` without its big Const values, made without copying them; the
 // names of the Consts left bare go to `bare`.
 GraphDef WithoutBigConstValues(GraphDef* graph_def, std::vector<std::string>* bare) {
   std::vector<std::pair<NodeDef*, AttrValue>> set_aside;
   for (NodeDef& node : *graph_def->mutable_node()) {
-    if (!IsConstOp(node.op())) continue;
+    if (!IsConstantOp(node.op())) continue;
     auto value = node.mutable_attr()->find("value");
     if (value == node.mutable_attr()->end() ||
         value->second.ByteSizeLong() <= kKeptConstValueBytes) {
