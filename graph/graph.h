@@ -126,6 +126,11 @@ class Graph {
   FunctionDefLibrary* mutable_library() { return &library_; }
   const FunctionDefLibrary& library() const { return library_; }
 
+  // What importing the GraphDef warned about (graph_def_import.h: attrs a newer
+  // TensorFlow added, dropped), one complete sentence each.
+  std::vector<std::string>* mutable_import_warnings() { return &import_warnings_; }
+  const std::vector<std::string>& import_warnings() const { return import_warnings_; }
+
   // A node name not used yet, derived from `prefix` ("prefix/_N").
   std::string NewName(absl::string_view prefix);
 
@@ -145,6 +150,7 @@ class Graph {
   int name_counter_ = 0;
   VersionDef versions_;
   FunctionDefLibrary library_;
+  std::vector<std::string> import_warnings_;
 };
 
 }  // namespace dflow

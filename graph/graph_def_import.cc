@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "graph/device_name.h"
 #include "graph/node_def_util.h"
 #include "graph/shape_inference.h"
@@ -37,11 +39,14 @@ class Importer {
     }
   }
 
-  std::vector<GraphProblem> Run() {
+  GraphReport Run() {
     CheckVersions();
     *graph_->mutable_library() = graph_def_.library();
     *graph_->mutable_versions() = graph_def_.versions();
-    for (const NodeDef& def : graph_def_.node()) declared_.insert(def.name());
+    for (int i = 0; i < graph_def_.node_size(); ++i) {
+      declared_.insert(graph_def_.node(i).name());
+      file_position_.try_emplace(graph_def_.node(i).name(), i);
+    }
     for (int i = 0; i < graph_def_.node_size(); ++i) {
       AddNodeChecked(graph_def_.node(i),
                      consumable_ != nullptr ? consumable_->mutable_node(i) : nullptr);
@@ -49,17 +54,46 @@ class Importer {
     for (const NodeDef& def : graph_def_.node()) ConnectInputs(def);
     CheckCycles();
     if (problems_.empty() && options_.infer_shapes) InferAllShapes();
-    return std::move(problems_);
+    SortInFileOrder(problems_);
+    for (const GraphProblem& w : warnings_) graph_->mutable_import_warnings()->push_back(w.message);
+    return {std::move(problems_), std::move(warnings_)};
   }
 
   std::unique_ptr<Graph> TakeGraph() { return std::move(graph_); }
 
  private:
   void AddGraphProblem(std::string message) { problems_.push_back({"", std::move(message)}); }
-  void AddProblem(const NodeDef& def, absl::string_view text) {
-    problems_.push_back({def.name(), absl::StrCat("Node '", def.name(), "' (",
-                                                  def.op().empty() ? "no op" : def.op(),
-                                                  "): ", text)});
+  static std::string Describe(const NodeDef& def, absl::string_view text) {
+    return absl::StrCat("Node '", def.name(), "' (", def.op().empty() ? "no op" : def.op(),
+                        "): ", text);
+  }
+  void AddProblem(const NodeDef& def, absl::string_view text,
+                  absl::StatusCode code = absl::StatusCode::kInvalidArgument) {
+    problems_.push_back({def.name(), Describe(def, text), code});
+  }
+
+  // The node a problem is about, for ordering: shape inference's messages name it
+  // ("Node 'x' (Op): ...") without filling GraphProblem::node.
+  static absl::string_view NodeOf(const GraphProblem& problem) {
+    if (!problem.node.empty()) return problem.node;
+    absl::string_view message = problem.message;
+    if (!absl::ConsumePrefix(&message, "Node '")) return "";
+    return message.substr(0, message.find('\''));
+  }
+
+  // Graph-level problems first, then by the offending node's place in the file (the
+  // order a user reads, and the one TensorFlow stops at), stable within a node.
+  void SortInFileOrder(std::vector<GraphProblem>& problems) const {
+    auto rank = [this](const GraphProblem& p) -> int64_t {
+      absl::string_view node = NodeOf(p);
+      if (node.empty()) return -1;
+      auto it = file_position_.find(node);
+      return it == file_position_.end() ? graph_def_.node_size() : it->second;
+    };
+    std::stable_sort(problems.begin(), problems.end(),
+                     [&](const GraphProblem& a, const GraphProblem& b) {
+                       return rank(a) < rank(b);
+                     });
   }
 
   void CheckVersions() {
@@ -97,7 +131,11 @@ class Importer {
       return false;
     }
     if (graph_->FindOpDef(def.op()) == nullptr) {
-      AddProblem(def, absl::StrCat("Op type not registered '", def.op(), "'"));
+      AddProblem(def,
+                 absl::StrCat("Op type not registered '", def.op(),
+                              "' (dflow declares TensorFlow 2.21's ops, its own internal "
+                              "ops and the graph's library functions)"),
+                 absl::StatusCode::kNotFound);
       return false;
     }
     return ok;
@@ -119,7 +157,8 @@ class Importer {
     return false;
   }
 
-  bool CheckAttrs(const NodeDef& def, const OpDef& op) {
+  // Checks `def`'s attrs against `op`; the undeclared ones it will drop go in `unknown`.
+  bool CheckAttrs(const NodeDef& def, const OpDef& op, std::vector<std::string>* unknown) {
     bool ok = true;
     absl::flat_hash_set<std::string> declared;
     for (const OpDef::AttrDef& attr : op.attr()) {
@@ -141,8 +180,13 @@ class Importer {
     }
     for (const auto& [name, value] : def.attr()) {
       if (!declared.contains(name) && name.rfind('_', 0) != 0) {
-        AddProblem(def, absl::StrCat("attr '", name, "' is not declared by op ", op.name()));
-        ok = false;
+        // TF 2.21 does the same (node_def_util.cc): "Unknown attributes will be ignored".
+        warnings_.push_back(
+            {def.name(),
+             Describe(def, absl::StrCat("attr '", name, "' is not in the op's definition; "
+                                        "ignored (written by a TensorFlow newer than 2.21?)"))});
+        unknown->push_back(name);
+        continue;
       }
       if (value.has_tensor()) ok &= CheckTensorAttr(def, name, value.tensor());
       for (const TensorProto& t : value.list().tensor()) ok &= CheckTensorAttr(def, name, t);
@@ -154,16 +198,24 @@ class Importer {
   void AddNodeChecked(const NodeDef& def, NodeDef* movable) {
     if (!CheckNameAndOp(def)) return;
     bool ok = CheckDevice(def);
-    ok &= CheckAttrs(def, *graph_->FindOpDef(def.op()));
+    std::vector<std::string> unknown_attrs;
+    ok &= CheckAttrs(def, *graph_->FindOpDef(def.op()), &unknown_attrs);
     if (!ok) return;
+    std::optional<NodeDef> trimmed;  // `def` less its unknown attrs, when it cannot move
+    if (!unknown_attrs.empty()) {
+      NodeDef* target = movable;
+      if (target == nullptr) target = &trimmed.emplace(def);
+      for (const std::string& name : unknown_attrs) target->mutable_attr()->erase(name);
+    }
     NodeDef header;  // what ConnectInputs and a problem report need, should `def` move
     if (movable != nullptr) {
       header.set_name(def.name());
       header.set_op(def.op());
       *header.mutable_input() = def.input();
     }
-    absl::StatusOr<Node*> node =
-        movable != nullptr ? graph_->AddNode(std::move(*movable)) : graph_->AddNode(def);
+    absl::StatusOr<Node*> node = movable != nullptr ? graph_->AddNode(std::move(*movable))
+                                 : trimmed.has_value() ? graph_->AddNode(std::move(*trimmed))
+                                                       : graph_->AddNode(def);
     if (!node.ok()) {
       AddProblem(movable != nullptr ? header : def, node.status().message());
       return;
@@ -174,7 +226,9 @@ class Importer {
 
   // Resolves `id` to a node, standing in a Placeholder for a fed tensor of a node the
   // GraphDef lacks. Returns nullptr (after reporting) when it cannot.
-  Node* ResolveSource(const NodeDef& def, const TensorId& id, DataType expected) {
+  // `as_written`: the input as the file spells it ("^x" for a control input).
+  Node* ResolveSource(const NodeDef& def, const TensorId& id, absl::string_view as_written,
+                      DataType expected) {
     if (Node* src = graph_->FindNode(id.node)) return src;
     if (declared_.contains(id.node)) return nullptr;  // already reported at that node
     if (!id.IsControl() && fed_.contains(id.ToString()) && id.index == 0) {
@@ -185,15 +239,16 @@ class Importer {
       absl::StatusOr<Node*> node = graph_->AddNode(std::move(placeholder));
       if (node.ok()) return *node;
     }
-    AddProblem(def, absl::StrCat("input '", id.node,
+    AddProblem(def, absl::StrCat("input '", as_written,
                                  "' refers to a node that is not in the graph"));
     return nullptr;
   }
 
-  void ConnectDataInput(const NodeDef& def, Node* dst, const TensorId& id, int index) {
+  void ConnectDataInput(const NodeDef& def, Node* dst, const TensorId& id,
+                        absl::string_view as_written, int index) {
     if (index >= dst->num_inputs()) return;  // counted and reported by the caller
     const DataType expected = dst->input_types()[index];
-    Node* src = ResolveSource(def, id, expected);
+    Node* src = ResolveSource(def, id, as_written, expected);
     if (src == nullptr) return;
     if (id.index >= src->num_outputs()) {
       AddProblem(def, absl::StrCat("input ", index, " '", id.ToString(), "' asks for output ",
@@ -227,13 +282,15 @@ class Importer {
       }
       if (id->IsControl()) {
         seen_control = true;
-        if (Node* src = ResolveSource(def, *id, DT_INVALID)) graph_->AddControlEdge(src, dst);
+        if (Node* src = ResolveSource(def, *id, input, DT_INVALID)) {
+          graph_->AddControlEdge(src, dst);
+        }
         continue;
       }
       if (seen_control) {
         AddProblem(def, absl::StrCat("data input '", input, "' comes after a control input"));
       }
-      ConnectDataInput(def, dst, *id, data_inputs++);
+      ConnectDataInput(def, dst, *id, input, data_inputs++);
     }
     if (data_inputs != dst->num_inputs()) {
       AddProblem(def, absl::StrCat("expects ", dst->num_inputs(), " data inputs but has ",
@@ -286,10 +343,12 @@ class Importer {
   absl::flat_hash_set<std::string> fed_;
   absl::flat_hash_set<std::string> declared_;
   absl::flat_hash_set<std::string> seen_;
+  absl::flat_hash_map<std::string, int> file_position_;  // a node's index in the file
   absl::flat_hash_map<const NodeDef*, Node*> created_;
   // Name, op and inputs of the nodes moved into the graph, keyed like created_.
   absl::flat_hash_map<const NodeDef*, NodeDef> moved_headers_;
   std::vector<GraphProblem> problems_;
+  std::vector<GraphProblem> warnings_;
 };
 
 }  // namespace
@@ -297,6 +356,11 @@ class Importer {
 std::vector<GraphProblem> ValidateGraphDef(const GraphDef& graph_def,
                                            const ImportOptions& options,
                                            const OpRegistry& ops) {
+  return Importer(graph_def, options, ops).Run().problems;
+}
+
+GraphReport CheckGraphDef(const GraphDef& graph_def, const ImportOptions& options,
+                          const OpRegistry& ops) {
   return Importer(graph_def, options, ops).Run();
 }
 
@@ -304,8 +368,8 @@ absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(const GraphDef& graph_def,
                                                       const ImportOptions& options,
                                                       const OpRegistry& ops) {
   Importer importer(graph_def, options, ops);
-  std::vector<GraphProblem> problems = importer.Run();
-  if (!problems.empty()) return ProblemsToStatus(problems);
+  GraphReport report = importer.Run();
+  if (!report.problems.empty()) return ProblemsToStatus(report.problems);
   return importer.TakeGraph();
 }
 
@@ -314,17 +378,28 @@ absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(GraphDef&& graph_def,
                                                       const OpRegistry& ops) {
   GraphDef consumed = std::move(graph_def);
   Importer importer(consumed, options, ops, &consumed);
-  std::vector<GraphProblem> problems = importer.Run();
-  if (!problems.empty()) return ProblemsToStatus(problems);
+  GraphReport report = importer.Run();
+  if (!report.problems.empty()) return ProblemsToStatus(report.problems);
   return importer.TakeGraph();
 }
 
 absl::Status ProblemsToStatus(const std::vector<GraphProblem>& problems) {
   if (problems.empty()) return absl::OkStatus();
-  if (problems.size() == 1) return absl::InvalidArgumentError(problems[0].message);
+  const absl::StatusCode code = problems[0].code;
+  if (problems.size() == 1) return absl::Status(code, problems[0].message);
   std::string message = absl::StrCat("GraphDef has ", problems.size(), " problems:");
   for (const GraphProblem& p : problems) absl::StrAppend(&message, "\n  ", p.message);
-  return absl::InvalidArgumentError(message);
+  return absl::Status(code, message);
+}
+
+std::string FormatUnknownAttrWarnings(const std::vector<std::string>& warnings) {
+  if (warnings.empty()) return "";
+  std::string text = absl::StrCat(
+      "dflow: warning: ", warnings.size(), warnings.size() == 1 ? " attr is" : " attrs are",
+      " not in dflow's op definitions (TensorFlow 2.21's) and will be ignored, as "
+      "TensorFlow ignores attrs a newer version added:");
+  for (const std::string& w : warnings) absl::StrAppend(&text, "\n  ", w);
+  return text;
 }
 
 }  // namespace dflow

@@ -1,12 +1,15 @@
 // GraphDef -> Graph, validated completely up front.
 //
 // Rules (every violated rule is reported; one problem per offending node or edge, each
-// naming its node, so a user fixes a file in one pass instead of one error at a time):
+// naming its node, so a user fixes a file in one pass instead of one error at a time;
+// problems come in the file's node order, graph-level ones first):
 //  1. Versions: producer >= 0, min_consumer <= kGraphDefVersion, not a bad consumer.
 //  2. Names: non-empty, legal characters, unique.
 //  3. Ops: set and registered (or a function in the graph's library).
 //  4. Attrs: every required attr present, values of the declared type, allowed values,
-//     minimums; undeclared attrs (other than `_`-prefixed ones) rejected; defaults added.
+//     minimums. An attr the op does not declare (other than `_`-prefixed ones) is what a
+//     TensorFlow newer than the registry's 2.21 adds: as TF does, the node is accepted,
+//     the attr dropped before any kernel sees it, and a warning reported.
 //  5. Tensors in attrs: valid dtype, shape, content size (no tensor is materialised).
 //  6. Devices: every requested device string parses.
 //  7. Inputs: well-formed names, data before control, sources exist (unless fed),
@@ -33,6 +36,15 @@ inline constexpr int kGraphDefVersion = 134;
 struct GraphProblem {
   std::string node;     // the offending node; empty for graph-level problems
   std::string message;  // a complete sentence that names the node
+  // TF's code for the problem: NOT_FOUND for an unregistered op, else INVALID_ARGUMENT.
+  absl::StatusCode code = absl::StatusCode::kInvalidArgument;
+};
+
+// What checking a GraphDef found: problems make it unusable; warnings (attrs a newer
+// TensorFlow added, dropped on import) do not.
+struct GraphReport {
+  std::vector<GraphProblem> problems;
+  std::vector<GraphProblem> warnings;
 };
 
 struct ImportOptions {
@@ -47,8 +59,12 @@ struct ImportOptions {
 std::vector<GraphProblem> ValidateGraphDef(const GraphDef& graph_def,
                                            const ImportOptions& options = {},
                                            const OpRegistry& ops = OpRegistry::Global());
+// The same, with the warnings.
+GraphReport CheckGraphDef(const GraphDef& graph_def, const ImportOptions& options = {},
+                          const OpRegistry& ops = OpRegistry::Global());
 
-// Builds a Graph; INVALID_ARGUMENT listing every problem when the GraphDef is invalid.
+// Builds a Graph; an error listing every problem when the GraphDef is invalid. The
+// graph's import_warnings() hold the warnings.
 absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(
     const GraphDef& graph_def, const ImportOptions& options = {},
     const OpRegistry& ops = OpRegistry::Global());
@@ -58,8 +74,12 @@ absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(
     GraphDef&& graph_def, const ImportOptions& options = {},
     const OpRegistry& ops = OpRegistry::Global());
 
-// One INVALID_ARGUMENT status listing `problems` ("GraphDef has N problems:\n  ...").
+// One status listing `problems` ("GraphDef has N problems:\n  ..."), with the first
+// problem's code (TensorFlow stops at the first problem in node order and reports its).
 absl::Status ProblemsToStatus(const std::vector<GraphProblem>& problems);
+
+// One paragraph for stderr about dropped attrs: what they are, why, and where.
+std::string FormatUnknownAttrWarnings(const std::vector<std::string>& warnings);
 
 }  // namespace dflow
 

@@ -1,7 +1,8 @@
 // Shape functions for array ops: ops whose output shape comes from a shape argument
 // (Fill, BroadcastTo, random ops), Shape/Size/Rank, Reshape, ops that rearrange dims
 // (Transpose, Concat, Pack, Unpack, ExpandDims, Squeeze, Pad, Tile), slicing
-// (StridedSlice, Slice, Gather, OneHot) and Split/SplitV.
+// (StridedSlice, Slice, Gather, OneHot, GatherNd, ScatterNd, ConcatOffset) and
+// Split/SplitV.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -284,15 +285,26 @@ absl::Status ConcatShape(Ctx& c, int first, int count, int axis_input) {
   DFLOW_ASSIGN_OR_RETURN(int a, CanonicalAxis(*axis, rank, "Concat axis"));
   std::vector<int64_t> dims(rank, kUnknown);
   int64_t total = 0;
+  int merged_from = -1;  // the first input with a known rank, for messages
   for (int i = first; i < first + count; ++i) {
     const PartialShape& s = c.input(i);
     if (!s.rank_known()) {
       total = kUnknown;
       continue;
     }
+    if (merged_from < 0) merged_from = i;
     for (int d = 0; d < rank; ++d) {
       if (d == a) continue;
-      DFLOW_ASSIGN_OR_RETURN(dims[d], MergeDims(dims[d], s.dim(d)));
+      absl::StatusOr<int64_t> merged = MergeDims(dims[d], s.dim(d));
+      if (!merged.ok()) {
+        // TF's shape function names the dimension of the shapes less the axis (its
+        // "Dimension 0" for [2,3] vs [2,4] on axis 0); this names the real one.
+        return Invalid(absl::StrCat("Dimension ", d, " in both shapes must be equal, but are ",
+                                    dims[d], " and ", s.dim(d), ". Shapes are ",
+                                    c.input(merged_from).ToString(), " and ", s.ToString(),
+                                    " (concatenating on axis ", a, ")"));
+      }
+      dims[d] = *merged;
     }
     DFLOW_ASSIGN_OR_RETURN(total, AddDims(total, s.dim(a)));
   }
@@ -618,6 +630,45 @@ absl::Status OneHotShape(Ctx& c) {
   return absl::OkStatus();
 }
 
+// ---------------------------------------------------------------- GatherNd, ScatterNd
+
+// GatherNd: indices.shape[:-1] + params.shape[indices.shape[-1]:] (TF's shape function;
+// unknown until the index depth and the params rank are known).
+absl::Status GatherNdShape(Ctx& c) {
+  const PartialShape& params = c.input(0);
+  const PartialShape& indices = c.input(1);
+  DFLOW_RETURN_IF_ERROR(CheckRankAtLeast(params, 1));
+  DFLOW_RETURN_IF_ERROR(CheckRankAtLeast(indices, 1));
+  if (!params.rank_known() || !indices.rank_known()) return absl::OkStatus();
+  const int64_t depth = indices.dim(indices.rank() - 1);
+  if (depth == kUnknown) return absl::OkStatus();
+  if (depth > params.rank()) {
+    return Invalid(absl::StrCat("indices.shape[-1] must be <= params.rank, but saw indices "
+                                "shape: ", indices.ToString(), " and params shape: ",
+                                params.ToString()));
+  }
+  std::vector<int64_t> dims;
+  for (int d = 0; d + 1 < indices.rank(); ++d) dims.push_back(indices.dim(d));
+  for (int d = static_cast<int>(depth); d < params.rank(); ++d) dims.push_back(params.dim(d));
+  c.set_output(0, PartialShape(std::move(dims)));
+  return absl::OkStatus();
+}
+
+// ScatterNd: the `shape` argument.
+absl::Status ScatterNdShape(Ctx& c) {
+  DFLOW_RETURN_IF_ERROR(CheckRankAtLeast(c.input(0), 1));
+  DFLOW_RETURN_IF_ERROR(CheckRankAtLeast(c.input(1), 1));
+  DFLOW_ASSIGN_OR_RETURN(PartialShape out, c.InputAsShape(2));
+  c.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// ConcatOffset: offset i has the shape of shape input i.
+absl::Status ConcatOffsetShape(Ctx& c) {
+  for (int i = 1; i < c.num_inputs(); ++i) c.set_output(i - 1, c.input(i));
+  return absl::OkStatus();
+}
+
 // ---------------------------------------------------------------- Split
 
 // Sizes of SplitV's pieces along a dim of size `dim` (one size may be -1: the rest).
@@ -715,6 +766,9 @@ void RegisterSlicingAndSplit(ShapeRegistry& r) {
   });
   r.Register("Gather", [](Ctx& c) { return GatherShapeAlong(c, 0, 0); });
   r.Register("OneHot", OneHotShape);
+  r.Register("GatherNd", GatherNdShape);
+  r.Register("ScatterNd", ScatterNdShape);
+  r.Register("ConcatOffset", ConcatOffsetShape);
   r.Register("Split", [](Ctx& c) { return SplitAlong(c, 1, 0, nullptr, true); });
   r.Register("SplitV", [](Ctx& c) { return SplitAlong(c, 0, 2, c.input_partial_value(1), false); });
 }

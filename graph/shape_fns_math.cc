@@ -1,5 +1,6 @@
 // Shape functions for math ops: element-wise unary and binary ops (with broadcasting),
-// Select, AddN and the activation gradients, MatMul and BatchMatMul, and reductions.
+// Select, AddN and the activation gradients, MatMul and BatchMatMul, reductions, and
+// DenseBincount.
 #include <optional>
 #include <vector>
 
@@ -148,6 +149,24 @@ absl::Status ArgReductionShape(Ctx& c) {
   return absl::OkStatus();
 }
 
+// ---------------------------------------------------------------- counting
+
+// DenseBincount: [size] for a vector input, [rows, size] for a matrix; unknown until
+// size is.
+absl::Status DenseBincountShape(Ctx& c) {
+  const PartialShape& in = c.input(0);
+  if (in.rank_known() && in.rank() > 2) {
+    return Invalid(absl::StrCat("Shape must be at most rank 2 but is rank ", in.rank()));
+  }
+  DFLOW_RETURN_IF_ERROR(WithRank(c.input(1), 0).status());
+  const std::optional<int64_t> size = ScalarValue(c, 1);
+  if (!size.has_value()) return absl::OkStatus();
+  if (*size < 0) return Invalid(absl::StrCat("size (", *size, ") must be non-negative"));
+  if (in.rank_known() && in.rank() == 1) c.set_output(0, PartialShape(std::vector<int64_t>{*size}));
+  if (in.rank_known() && in.rank() == 2) c.set_output(0, PartialShape(std::vector<int64_t>{in.dim(0), *size}));
+  return absl::OkStatus();
+}
+
 // ---------------------------------------------------------------- registration
 
 void RegisterElementwise(ShapeRegistry& r) {
@@ -193,6 +212,7 @@ void RegisterProductsAndReductions(ShapeRegistry& r) {
   RegisterAll(r, {"Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "EuclideanNorm"},
               ReductionShape);
   RegisterAll(r, {"ArgMax", "ArgMin"}, ArgReductionShape);
+  r.Register("DenseBincount", DenseBincountShape);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Shape functions for neural-network ops: Softmax/LogSoftmax, BiasAdd, Conv2D,
-// DepthwiseConv2dNative, MaxPool and AvgPool. (Activations and their gradients are
-// element-wise: shape_fns_math.cc.)
+// DepthwiseConv2dNative, MaxPool, AvgPool and TopKV2. (Activations and their gradients
+// are element-wise: shape_fns_math.cc.)
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -157,6 +158,30 @@ absl::Status PoolShape(Ctx& c) {
   return absl::OkStatus();
 }
 
+// ---------------------------------------------------------------- top k
+
+// TopKV2: values and indices are the input with its last dim replaced by k.
+absl::Status TopKShape(Ctx& c) {
+  const PartialShape& in = c.input(0);
+  DFLOW_RETURN_IF_ERROR(CheckRankAtLeast(in, 1));
+  DFLOW_RETURN_IF_ERROR(WithRank(c.input(1), 0).status());
+  const std::optional<int64_t> k = ScalarValue(c, 1);
+  if (k.has_value() && *k < 0) {
+    return Invalid(absl::StrCat(
+        "Dimension size, given by scalar input 1, must be non-negative but is ", *k));
+  }
+  if (!in.rank_known()) return absl::OkStatus();
+  const int64_t last = in.dim(in.rank() - 1);
+  if (k.has_value() && last != kUnknown && last < *k) {
+    return Invalid(
+        absl::StrCat("input must have last dimension >= k = ", *k, " but is ", last));
+  }
+  const PartialShape out = Replaced(in, in.rank() - 1, k.value_or(kUnknown));
+  c.set_output(0, out);
+  c.set_output(1, out);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterNNShapeFns(ShapeRegistry& r) {
@@ -165,6 +190,7 @@ void RegisterNNShapeFns(ShapeRegistry& r) {
   r.Register("Conv2D", [](Ctx& c) { return Conv2DShape(c, false); });
   r.Register("DepthwiseConv2dNative", [](Ctx& c) { return Conv2DShape(c, true); });
   RegisterAll(r, {"MaxPool", "AvgPool"}, PoolShape);
+  r.Register("TopKV2", TopKShape);
 }
 
 }  // namespace shape_fn_util

@@ -85,13 +85,8 @@ absl::StatusOr<std::vector<std::string>> FeedInputs(const std::vector<TensorId>&
     const TensorId& feed = feeds[i];
     const std::string t = feed.ToString();
     Node* node = graph->FindNode(feed.node);
-    if (node == nullptr) {
-      return absl::NotFoundError(absl::StrCat("FeedInputs: unable to find feed output ", t));
-    }
-    if (feed.index >= node->num_outputs()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "FeedInputs: ", t, " should have output index < ", node->num_outputs()));
-    }
+    if (node == nullptr) return TensorNotInGraph(t);
+    if (feed.index >= node->num_outputs()) return NoSuchOutput(*node, feed.index);
     DFLOW_ASSIGN_OR_RETURN(
         Node * arg,
         AddCallFrameNode(graph, absl::StrCat("_arg_", feed.node, "_", feed.index, "_", i),
@@ -114,19 +109,14 @@ absl::StatusOr<std::vector<Node*>> FetchOutputs(const std::vector<TensorId>& fet
     const TensorId& fetch = fetches[i];
     const std::string t = fetch.ToString();
     Node* node = graph->FindNode(fetch.node);
-    if (node == nullptr) {
-      return absl::NotFoundError(absl::StrCat("FetchOutputs node ", t, ": not found"));
-    }
+    if (node == nullptr) return TensorNotInGraph(t);
     if (node->num_outputs() == 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "Tried to fetch data for '", t,
           "', which produces no output.  To run to a node but not fetch any data, pass '", t,
           "' as an argument to the 'target_node_names' argument of the Session::Run API."));
     }
-    if (fetch.index >= node->num_outputs()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "FetchOutputs ", t, ": output index too large, must be < ", node->num_outputs()));
-    }
+    if (fetch.index >= node->num_outputs()) return NoSuchOutput(*node, fetch.index);
     DFLOW_ASSIGN_OR_RETURN(
         Node * retval,
         AddCallFrameNode(graph, absl::StrCat("_retval_", fetch.node, "_", fetch.index, "_", i),
@@ -178,6 +168,19 @@ void PruneForReverseReachability(std::vector<Node*> roots, Graph* graph) {
 }
 
 }  // namespace
+
+absl::Status TensorNotInGraph(const std::string& tensor) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("Tensor ", tensor,
+                   ", specified in either feed_devices or fetch_devices was not found in the "
+                   "Graph"));
+}
+
+absl::Status NoSuchOutput(const Node& node, int index) {
+  return absl::OutOfRangeError(absl::StrCat("Node '", node.name(), "' (type: '", node.op(),
+                                            "', num of outputs: ", node.num_outputs(),
+                                            ") does not have output ", index));
+}
 
 absl::StatusOr<RewriteResult> RewriteGraphForExecution(const RewriteSpec& spec,
                                                        Graph* graph) {

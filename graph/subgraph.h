@@ -1,5 +1,6 @@
-// Rewriting a placed graph for one (feeds, fetches, targets) signature: TF 1.x's
-// `subgraph::RewriteGraphForExecution` for Run/MakeCallable (graph/subgraph.cc).
+// Rewriting a placed graph for one (feeds, fetches, targets) signature: TF's
+// `subgraph::RewriteGraphForExecution` for Run/MakeCallable (graph/subgraph.cc), with
+// TF 2.21's codes and texts.
 //
 // Rules, applied in this order (errors are reported in the same order, first one wins):
 //  1. No fetches and no targets: INVALID_ARGUMENT
@@ -8,18 +9,21 @@
 //     that spelling is what every message below prints as <t>. A malformed name (or a
 //     control name `^x`) is INVALID_ARGUMENT.
 //  3. A tensor fed twice: INVALID_ARGUMENT `Endpoint "<t>" fed more than once.`
-//     A fetched feed: INVALID_ARGUMENT `<t> is both fed and fetched.`
+//     A fetched feed: INVALID_ARGUMENT `<t> is both fed and fetched.` (as TF's C++
+//     DirectSession; dflow's Session answers such a fetch with the fed value first, as
+//     TF's Python Session does, so only direct callers of this rewrite see it).
 //  4. Feed i of output `node:k` becomes an `_Arg` node `_arg_<node>_<k>_<i>` (attrs
 //     T = base dtype of the output, index = i). Every consumer of that output is rewired
 //     to it; when `node` is a Placeholder or PlaceholderV2 its outgoing control edges
-//     move to the `_Arg` too. Errors: NOT_FOUND `FeedInputs: unable to find feed output
-//     <t>`, INVALID_ARGUMENT `FeedInputs: <t> should have output index < N`.
+//     move to the `_Arg` too. Errors: INVALID_ARGUMENT `Tensor <t>, specified in either
+//     feed_devices or fetch_devices was not found in the Graph`; OUT_OF_RANGE
+//     `Node '<node>' (type: '<op>', num of outputs: N) does not have output k`.
 //  5. Fetch i of `node:k` adds a `_Retval` node `_retval_<node>_<k>_<i>` (attrs T, index)
-//     reading it. Errors: NOT_FOUND `FetchOutputs node <t>: not found`; for an op with no
+//     reading it. Errors: as for feeds for an unknown node; for an op with no
 //     outputs INVALID_ARGUMENT `Tried to fetch data for '<t>', which produces no output.
 //     To run to a node but not fetch any data, pass '<t>' as an argument to the
-//     'target_node_names' argument of the Session::Run API.`; otherwise
-//     INVALID_ARGUMENT `FetchOutputs <t>: output index too large, must be < N`.
+//     'target_node_names' argument of the Session::Run API.`; otherwise OUT_OF_RANGE as
+//     for feeds.
 //  6. Targets are node names; a `:k` suffix is accepted and ignored. Unknown names give
 //     NOT_FOUND `PruneForTargets: Some target nodes not found: a b ` (names as given,
 //     space-separated, trailing space).
@@ -63,6 +67,11 @@ struct RewriteResult {
 // REQUIRES: `graph` is non-null.
 [[nodiscard]] absl::StatusOr<RewriteResult> RewriteGraphForExecution(const RewriteSpec& spec,
                                                                      Graph* graph);
+
+// TF 2.21's errors for a feed or fetch `tensor` ("node:k") whose node the graph lacks
+// (INVALID_ARGUMENT), and for an output `index` that `node` does not have (OUT_OF_RANGE).
+absl::Status TensorNotInGraph(const std::string& tensor);
+absl::Status NoSuchOutput(const Node& node, int index);
 
 }  // namespace dflow
 

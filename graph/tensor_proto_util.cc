@@ -40,6 +40,10 @@ int TypedValueCount(const TensorProto& p) {
     case DT_STRING: return p.string_val_size();
     case DT_COMPLEX64: return p.scomplex_val_size();
     case DT_COMPLEX128: return p.dcomplex_val_size();
+    case DT_INT4: case DT_UINT4: case DT_INT2: case DT_UINT2: return p.int_val_size();
+    case DT_FLOAT8_E5M2: case DT_FLOAT8_E4M3FN: case DT_FLOAT8_E4M3FNUZ:
+    case DT_FLOAT8_E4M3B11FNUZ: case DT_FLOAT8_E5M2FNUZ: case DT_FLOAT4_E2M1FN:
+      return static_cast<int>(p.float8_val().size());
     case DT_HALF: case DT_BFLOAT16: return p.half_val_size();
     case DT_RESOURCE: return p.resource_handle_val_size();
     case DT_VARIANT: return p.variant_val_size();

@@ -38,6 +38,18 @@ constexpr TypeInfo kTypes[] = {
     {DT_VARIANT, "variant", "variant", 0},
     {DT_UINT32, "uint32", "uint32", 4},
     {DT_UINT64, "uint64", "uint64", 8},
+    // TF 2.x's narrow types: NumPy's names are ml_dtypes' (the same as TF's). TF keeps
+    // one element per byte, sub-byte ones included (TF's DataTypeSize is 1 for all).
+    {DT_FLOAT8_E5M2, "float8_e5m2", "float8_e5m2", 1},
+    {DT_FLOAT8_E4M3FN, "float8_e4m3fn", "float8_e4m3fn", 1},
+    {DT_FLOAT8_E4M3FNUZ, "float8_e4m3fnuz", "float8_e4m3fnuz", 1},
+    {DT_FLOAT8_E4M3B11FNUZ, "float8_e4m3b11fnuz", "float8_e4m3b11fnuz", 1},
+    {DT_FLOAT8_E5M2FNUZ, "float8_e5m2fnuz", "float8_e5m2fnuz", 1},
+    {DT_INT4, "int4", "int4", 1},
+    {DT_UINT4, "uint4", "uint4", 1},
+    {DT_INT2, "int2", "int2", 1},
+    {DT_UINT2, "uint2", "uint2", 1},
+    {DT_FLOAT4_E2M1FN, "float4_e2m1fn", "float4_e2m1fn", 1},
 };
 
 const TypeInfo* Find(DataType t) {

@@ -34,6 +34,7 @@ std::string DataTypeNumpyName(DataType t);
 absl::StatusOr<DataType> ParseDataType(absl::string_view name);
 
 // Bytes per element for fixed-size types; 0 for string, resource, variant, invalid.
+// Sub-byte types (int4, uint4, int2, uint2, float4_e2m1fn) take one byte, as in TF.
 int DataTypeSize(DataType t);
 
 // True when the type's elements are plain bytes that may be memcpy'd between devices.

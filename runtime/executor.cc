@@ -19,8 +19,12 @@ namespace dflow {
 
 absl::Status AttachNodeName(const absl::Status& status, absl::string_view node) {
   if (status.ok() || absl::StrContains(status.message(), "{{node ")) return status;
-  return absl::Status(status.code(),
-                      absl::StrCat(status.message(), " [[{{node ", node, "}}]]"));
+  std::string message = absl::StrCat(status.message(), " [[{{node ", node, "}}]]");
+  if (status.code() == absl::StatusCode::kResourceExhausted) {
+    // TF's executor adds this line to every out-of-memory error of a graph step.
+    absl::StrAppend(&message, kOomHint);
+  }
+  return absl::Status(status.code(), message);
 }
 
 namespace {

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "graph/graph.h"
 #include "runtime/call_frame.h"
 #include "runtime/cancellation.h"
@@ -154,7 +155,14 @@ class Executor {
   std::vector<FrameInfo> frames_;
 };
 
-// TF's AttachDef: "<message> [[{{node <name>}}]]", keeping the status code.
+// TF's line after a graph step's out-of-memory error.
+inline constexpr absl::string_view kOomHint =
+    "\nHint: If you want to see a list of allocated tensors when OOM happens, add "
+    "report_tensor_allocations_upon_oom to RunOptions for current allocation info. This "
+    "isn't available when running in Eager mode.\n";
+
+// TF's AttachDef: "<message> [[{{node <name>}}]]", keeping the status code; an
+// out-of-memory error also gets TF's hint line (kOomHint).
 absl::Status AttachNodeName(const absl::Status& status, absl::string_view node);
 
 }  // namespace dflow

@@ -44,21 +44,19 @@ absl::StatusOr<std::vector<int>> ParseVisibleDeviceList(absl::string_view list,
   std::vector<bool> seen(std::max(0, num_physical), false);
   for (absl::string_view entry : absl::StrSplit(list, ',')) {
     int id = 0;
+    // TF 2.21's words (tsl/framework/device_id_utils.cc).
     if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(entry), &id)) {
       return absl::InvalidArgumentError(
-          absl::StrCat("GPUOptions.visible_device_list: could not parse entry '", entry,
-                       "'. visible_device_list = \"", list, "\""));
+          absl::StrCat("Could not parse entry in 'visible_device_list': '", entry, "'."));
     }
     if (id < 0 || id >= num_physical) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "GPUOptions.visible_device_list listed an invalid GPU id '", id,
-          "' but visible device count is ", num_physical, ". visible_device_list = \"", list,
-          "\""));
+          "'visible_device_list' listed an invalid Device id '", id,
+          "' but visible device count is ", num_physical));
     }
     if (seen[id]) {
       return absl::InvalidArgumentError(
-          absl::StrCat("GPUOptions.visible_device_list contained a duplicate entry '", id,
-                       "': \"", list, "\""));
+          absl::StrCat("visible_device_list contained a duplicate entry: ", list));
     }
     seen[id] = true;
     order.push_back(id);
@@ -81,11 +79,12 @@ bool ResolveAllowGrowth(bool config_value, std::optional<absl::string_view> env,
     return forced;
   }
   if (warnings != nullptr) {
+    // TF 2.21's words (gpu_bfc_allocator.cc), the bool streamed as 0 or 1.
     warnings->push_back(absl::StrCat(
-        "The environment variable TF_FORCE_GPU_ALLOW_GROWTH=", *env,
-        " is invalid. Valid values are \"true\" or \"false\". Using original config value "
-        "of allow_growth = ",
-        config_value ? "true" : "false", "."));
+        "The TF_FORCE_GPU_ALLOW_GROWTH environment variable is set but could not be parsed: "
+        "\"",
+        *env, "\". Valid values are \"true\" or \"false\". Using original config value of ",
+        config_value ? 1 : 0, "."));
   }
   return config_value;
 }

@@ -20,6 +20,25 @@ void FillFromTyped(const Src& values, int64_t n, Dst* out) {
   for (int64_t i = have; i < n; ++i) out[i] = fill;
 }
 
+// Complex values come as (re, im) pairs in one repeated field.
+template <typename Part, typename Src>
+void FillPairsFromTyped(const Src& values, int64_t n, Part* out) {
+  const int64_t have = std::min<int64_t>(values.size() / 2, n);
+  for (int64_t i = 0; i < 2 * have; ++i) out[i] = values.Get(i);
+  for (int64_t i = have; i < n; ++i) {
+    out[2 * i] = have > 0 ? out[2 * have - 2] : Part{};
+    out[2 * i + 1] = have > 0 ? out[2 * have - 1] : Part{};
+  }
+}
+
+// Sub-byte and 8-bit float dtypes: TF writes int4/uint4/int2/uint2 in int_val and the
+// float8/float4 ones as raw bytes in float8_val, one element per byte.
+void FillBytesFromString(const std::string& bytes, int64_t n, uint8_t* out) {
+  const int64_t have = std::min<int64_t>(static_cast<int64_t>(bytes.size()), n);
+  std::memcpy(out, bytes.data(), have);
+  std::memset(out + have, have > 0 ? out[have - 1] : 0, n - have);
+}
+
 void DecodeTyped(const TensorProto& p, const Tensor& t) {
   const int64_t n = t.NumElements();
   switch (p.dtype()) {
@@ -36,6 +55,19 @@ void DecodeTyped(const TensorProto& p, const Tensor& t) {
     case DT_UINT64: FillFromTyped(p.uint64_val(), n, t.data<uint64_t>()); break;
     case DT_BOOL: FillFromTyped(p.bool_val(), n, t.data<bool>()); break;
     case DT_STRING: FillFromTyped(p.string_val(), n, t.data<std::string>()); break;
+    case DT_COMPLEX64: FillPairsFromTyped(p.scomplex_val(), n, t.data<float>()); break;
+    case DT_COMPLEX128: FillPairsFromTyped(p.dcomplex_val(), n, t.data<double>()); break;
+    case DT_QINT8: FillFromTyped(p.int_val(), n, t.data<int8_t>()); break;
+    case DT_QUINT8: FillFromTyped(p.int_val(), n, t.data<uint8_t>()); break;
+    case DT_QINT16: FillFromTyped(p.int_val(), n, t.data<int16_t>()); break;
+    case DT_QUINT16: FillFromTyped(p.int_val(), n, t.data<uint16_t>()); break;
+    case DT_QINT32: FillFromTyped(p.int_val(), n, t.data<int32_t>()); break;
+    case DT_INT4: case DT_INT2: FillFromTyped(p.int_val(), n, t.data<int8_t>()); break;
+    case DT_UINT4: case DT_UINT2: FillFromTyped(p.int_val(), n, t.data<uint8_t>()); break;
+    case DT_FLOAT8_E5M2: case DT_FLOAT8_E4M3FN: case DT_FLOAT8_E4M3FNUZ:
+    case DT_FLOAT8_E4M3B11FNUZ: case DT_FLOAT8_E5M2FNUZ: case DT_FLOAT4_E2M1FN:
+      FillBytesFromString(p.float8_val(), n, t.data<uint8_t>());
+      break;
     default: break;
   }
 }
@@ -77,6 +109,8 @@ void AppendValues(const Tensor& t, int max_entries, std::vector<std::string>* ou
       out->push_back(absl::StrCat("\"", data[i], "\""));
     } else if constexpr (std::is_same_v<T, bool>) {
       out->push_back(data[i] ? "1" : "0");
+    } else if constexpr (kIsHalfOrBfloat16<T>) {
+      out->push_back(absl::StrCat(data[i].ToFloat()));
     } else {
       out->push_back(absl::StrCat(+data[i]));
     }
@@ -212,7 +246,9 @@ std::string Tensor::DebugString(int max_entries) const {
   if (dtype_ == DT_STRING) {
     AppendValues<std::string>(*this, max_entries, &values);
   } else {
-    DispatchNumeric(dtype_, [&](auto zero) { AppendValues<decltype(zero)>(*this, max_entries, &values); });
+    DispatchNumericOrHalf(dtype_, [&](auto zero) {
+      AppendValues<decltype(zero)>(*this, max_entries, &values);
+    });
   }
   return absl::StrCat("Tensor<type: ", DataTypeString(dtype_), " shape: ", shape_.DebugString(),
                       " values: [", absl::StrJoin(values, " "),

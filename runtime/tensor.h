@@ -23,6 +23,7 @@
 #include "graph/types.h"
 #include "proto/tensor.pb.h"
 #include "runtime/allocator.h"
+#include "runtime/half.h"
 #include "runtime/tensor_shape.h"
 
 namespace dflow {
@@ -142,6 +143,18 @@ bool DispatchNumeric(DataType dtype, Fn&& fn) {
   }
 }
 
+// DispatchNumeric plus DT_HALF (Half) and DT_BFLOAT16 (Bfloat16), for the code that
+// handles the 16-bit floats (Cast, feeds, printing). A separate dispatcher because
+// DispatchNumeric's callers do C++ arithmetic on T, which Half and Bfloat16 do not have.
+template <typename Fn>
+bool DispatchNumericOrHalf(DataType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DT_HALF: fn(Half{}); return true;
+    case DT_BFLOAT16: fn(Bfloat16{}); return true;
+    default: return DispatchNumeric(dtype, std::forward<Fn>(fn));
+  }
+}
+
 // The DataType of a C++ element type.
 template <typename T> constexpr DataType DataTypeOf();
 template <> constexpr DataType DataTypeOf<float>() { return DT_FLOAT; }
@@ -155,6 +168,8 @@ template <> constexpr DataType DataTypeOf<uint16_t>() { return DT_UINT16; }
 template <> constexpr DataType DataTypeOf<uint32_t>() { return DT_UINT32; }
 template <> constexpr DataType DataTypeOf<uint64_t>() { return DT_UINT64; }
 template <> constexpr DataType DataTypeOf<bool>() { return DT_BOOL; }
+template <> constexpr DataType DataTypeOf<Half>() { return DT_HALF; }
+template <> constexpr DataType DataTypeOf<Bfloat16>() { return DT_BFLOAT16; }
 template <> constexpr DataType DataTypeOf<std::string>() { return DT_STRING; }
 
 }  // namespace dflow

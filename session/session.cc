@@ -1,5 +1,6 @@
 #include "session/session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <iostream>
@@ -9,6 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "graph/function_inliner.h"
 #include "graph/graph_def_import.h"
+#include "graph/node_def_util.h"
+#include "graph/subgraph.h"
+#include "graph/types.h"
 #include "graph/status_macros.h"
 #include "runtime/call_frame.h"
 #include "session/kernel_coverage.h"
@@ -91,6 +95,21 @@ absl::Status CheckFeeds(const ExecutionPlan& plan, const std::vector<Tensor>& fe
     }
   }
   return absl::OkStatus();
+}
+
+// For each fetch, the index of the feed of the same tensor, or -1; empty when no fetch
+// is fed (the common case, which then costs nothing more).
+std::vector<int> FetchesAnsweredByFeeds(const PlanSignature& signature) {
+  std::vector<int> fed;
+  if (signature.feeds.empty()) return fed;
+  for (size_t i = 0; i < signature.fetches.size(); ++i) {
+    const auto it =
+        std::find(signature.feeds.begin(), signature.feeds.end(), signature.fetches[i]);
+    if (it == signature.feeds.end()) continue;
+    if (fed.empty()) fed.assign(signature.fetches.size(), -1);
+    fed[i] = static_cast<int>(it - signature.feeds.begin());
+  }
+  return fed;
 }
 
 void PrintPlacementLog(const PlacementResult& placement) {
@@ -213,6 +232,19 @@ absl::Status Session::Extend(const GraphDef& graph_def) {
   return InstallGraph(std::move(merged));
 }
 
+void Session::WarnAboutDroppedAttrs(const std::vector<std::string>& warnings) {
+  std::vector<std::string> fresh;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const std::string& w : warnings) {
+      if (warned_.insert(w).second) fresh.push_back(w);
+    }
+  }
+  if (fresh.empty()) return;
+  std::cerr << FormatUnknownAttrWarnings(fresh) << "\n";
+  std::cerr.flush();
+}
+
 absl::Status Session::InstallGraph(GraphDef graph_def) {
   auto state = std::make_shared<GraphState>();
   // Library function calls run as their inlined bodies (graph/function_inliner.h); the
@@ -225,6 +257,7 @@ absl::Status Session::InstallGraph(GraphDef graph_def) {
     // The graph is the only copy the session keeps: Extend rebuilds the GraphDef from it.
     DFLOW_ASSIGN_OR_RETURN(state->graph, ImportGraphDef(std::move(graph_def)));
   }
+  WarnAboutDroppedAttrs(state->graph->import_warnings());
   PlacementOptions options;
   options.allow_soft_placement = config_.allow_soft_placement();
   options.log_device_placement = config_.log_device_placement();
@@ -286,12 +319,72 @@ absl::Status Session::Run(const RunOptions& options,
   CallInFlight call(this);
   DFLOW_RETURN_IF_ERROR(call.status());
   DFLOW_ASSIGN_OR_RETURN(PlanSignature signature, MakeSignature(feeds, fetches, targets));
+  if (std::vector<int> fed = FetchesAnsweredByFeeds(signature); !fed.empty()) {
+    return RunWithFedFetches(options, feeds, signature, fed, outputs, metadata);
+  }
   DFLOW_ASSIGN_OR_RETURN(std::shared_ptr<const ExecutionPlan> plan, GetPlan(signature));
   std::vector<Tensor> feed_values;
   feed_values.reserve(feeds.size());
   for (const auto& feed : feeds) feed_values.push_back(feed.second);
   DFLOW_RETURN_IF_ERROR(CheckFeeds(*plan, feed_values));
   return RunPlan(*plan, options, std::move(feed_values), outputs, metadata);
+}
+
+absl::Status Session::RunWithFedFetches(
+    const RunOptions& options, const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const PlanSignature& signature, const std::vector<int>& fed, std::vector<Tensor>* outputs,
+    RunMetadata* metadata) {
+  PlanSignature computed = signature;
+  computed.fetches.clear();
+  for (size_t i = 0; i < fed.size(); ++i) {
+    if (fed[i] < 0) computed.fetches.push_back(signature.fetches[i]);
+  }
+  std::vector<Tensor> values;
+  values.reserve(feeds.size());
+  for (const auto& feed : feeds) values.push_back(feed.second);
+  std::vector<Tensor> computed_outputs;
+  if (!computed.fetches.empty() || !computed.targets.empty()) {
+    DFLOW_ASSIGN_OR_RETURN(std::shared_ptr<const ExecutionPlan> plan, GetPlan(computed));
+    DFLOW_RETURN_IF_ERROR(CheckFeeds(*plan, values));
+    DFLOW_RETURN_IF_ERROR(RunPlan(*plan, options, values, &computed_outputs, metadata));
+  } else {
+    // Nothing to run (TF's Python Session does not run either); the feeds must still
+    // name tensors of the graph, of their dtypes.
+    DFLOW_RETURN_IF_ERROR(CheckFedTensorsExist(signature.feeds, values));
+  }
+  outputs->clear();
+  size_t next_computed = 0;
+  for (int source : fed) {
+    outputs->push_back(source >= 0 ? values[source] : computed_outputs[next_computed++]);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Session::CheckFedTensorsExist(const std::vector<std::string>& names,
+                                           const std::vector<Tensor>& values) {
+  std::shared_ptr<const GraphState> state;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return absl::CancelledError("Session has been closed.");
+    if (state_ == nullptr) {
+      return absl::InvalidArgumentError("Session was not created with a graph before Run()!");
+    }
+    state = state_;
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    DFLOW_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(names[i]));
+    const Node* node = state->graph->FindNode(id.node);
+    if (node == nullptr) return TensorNotInGraph(names[i]);
+    if (id.index >= node->num_outputs()) return NoSuchOutput(*node, id.index);
+    const DataType expected = BaseType(node->output_types()[id.index]);
+    if (values[i].dtype() != expected) {
+      return absl::InvalidArgumentError(absl::StrCat("Expects arg[", i, "] to be ",
+                                                     DataTypeString(expected), " but ",
+                                                     DataTypeString(values[i].dtype()),
+                                                     " is provided"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Session::RunPlan(const ExecutionPlan& plan, const RunOptions& options,

@@ -105,6 +105,18 @@ class Session {
   bool NoCallsInFlight() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return calls_in_flight_ == 0; }
 
   absl::Status InstallGraph(GraphDef graph_def);
+  // A Run some of whose fetches are fed: those are answered with the fed values, as TF's
+  // Python Session does (its C++ DirectSession refuses them); `fed[i]` is fetch i's feed
+  // index or -1.
+  absl::Status RunWithFedFetches(const RunOptions& options,
+                                 const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                 const PlanSignature& signature, const std::vector<int>& fed,
+                                 std::vector<Tensor>* outputs, RunMetadata* metadata);
+  // TF's errors for feeds naming no tensor of the graph, or of another dtype.
+  absl::Status CheckFedTensorsExist(const std::vector<std::string>& names,
+                                    const std::vector<Tensor>& values);
+  // Prints, once per session, the import warnings not printed before (stderr).
+  void WarnAboutDroppedAttrs(const std::vector<std::string>& warnings);
   absl::StatusOr<std::shared_ptr<const ExecutionPlan>> GetPlan(const PlanSignature& signature);
   absl::Status RunPlan(const ExecutionPlan& plan, const RunOptions& options,
                        std::vector<Tensor> feeds, std::vector<Tensor>* outputs,
@@ -121,6 +133,9 @@ class Session {
   absl::flat_hash_map<std::string, std::shared_ptr<const ExecutionPlan>> plans_
       ABSL_GUARDED_BY(mu_);
   std::set<StepHandle*> active_steps_ ABSL_GUARDED_BY(mu_);
+  // Import warnings already printed: Extend re-imports the whole graph, and a user hears
+  // about each dropped attr once.
+  std::set<std::string> warned_ ABSL_GUARDED_BY(mu_);
   int calls_in_flight_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

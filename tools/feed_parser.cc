@@ -89,6 +89,19 @@ std::string ToNumber(const Scalar& s, T* out) {
   }
 }
 
+// Half and bfloat16 as TF converts numbers to them: to float first (so rule 3's float
+// range applies), then to nearest even; a finite value that becomes infinity is out of
+// range. (TF's tf.constant and Cast also round through float.)
+template <typename T>
+std::string ToHalf(const Scalar& s, T* out) {
+  float value = 0;
+  const std::string why = ToNumber<float>(s, &value);
+  if (!why.empty()) return why;
+  *out = T::FromFloat(value);
+  if (std::isinf(out->ToFloat()) && !std::isinf(value)) return "out of range";
+  return "";
+}
+
 std::string ToBool(const Scalar& s, bool* out) {
   if (s.kind == Scalar::kBool) {
     *out = s.i != 0;
@@ -102,7 +115,25 @@ std::string ToBool(const Scalar& s, bool* out) {
 }
 
 bool IsConvertibleDtype(DataType dtype) {
-  return dtype == DT_STRING || DispatchNumeric(dtype, [](auto) {});
+  return dtype == DT_STRING || DispatchNumericOrHalf(dtype, [](auto) {});
+}
+
+// The JSON strings "NaN", "Infinity" and "-Infinity" as numbers: the JSON output
+// (tools/tensor_printer.h) writes non-finite values that way, so it reads back.
+Scalar NonFiniteFromString(const Scalar& s, const std::vector<std::string>& strings) {
+  if (s.kind != Scalar::kString) return s;
+  const std::string& text = strings[s.i];
+  Scalar number;
+  number.kind = Scalar::kFloat;
+  if (text == "NaN") {
+    number.d = std::numeric_limits<double>::quiet_NaN();
+  } else if (text == "Infinity" || text == "-Infinity") {
+    number.d = text[0] == '-' ? -std::numeric_limits<double>::infinity()
+                              : std::numeric_limits<double>::infinity();
+  } else {
+    return s;
+  }
+  return number;
 }
 
 absl::Status UnsupportedDtype(DataType dtype) {
@@ -128,14 +159,17 @@ absl::Status StoreAll(const std::vector<Scalar>& scalars, const std::vector<std:
       }
     }
   } else {
-    DispatchNumeric(dtype, [&](auto zero) {
+    DispatchNumericOrHalf(dtype, [&](auto zero) {
       using T = decltype(zero);
       T* out = tensor.data<T>();
       for (size_t i = 0; i < scalars.size() && bad < 0; ++i) {
+        const Scalar scalar = NonFiniteFromString(scalars[i], strings);
         if constexpr (std::is_same_v<T, bool>) {
-          why = ToBool(scalars[i], &out[i]);
+          why = ToBool(scalar, &out[i]);
+        } else if constexpr (kIsHalfOrBfloat16<T>) {
+          why = ToHalf<T>(scalar, &out[i]);
         } else {
-          why = ToNumber<T>(scalars[i], &out[i]);
+          why = ToNumber<T>(scalar, &out[i]);
         }
         if (!why.empty()) bad = static_cast<int64_t>(i);
       }
@@ -292,7 +326,9 @@ class JsonTensorParser : private TextCursor {
       if (!ConsumeDigits()) return Error("expected digits in the exponent");
     }
     const absl::string_view literal = text_.substr(start, pos_ - start);
-    if (integral && ParseInteger(literal, out)) return absl::OkStatus();
+    // "-0" stays a float, so that float dtypes keep its sign (the JSON output prints
+    // -0.0 as -0); integer dtypes read it as 0 either way.
+    if (integral && literal != "-0" && ParseInteger(literal, out)) return absl::OkStatus();
     const std::string copy(literal);
     out->kind = Scalar::kFloat;
     out->d = std::strtod(copy.c_str(), nullptr);
@@ -426,12 +462,15 @@ class JsonTensorParser : private TextCursor {
 // Reads element `i` of a numeric or bool tensor as a Scalar.
 Scalar ReadScalar(const Tensor& tensor, int64_t i) {
   Scalar s;
-  DispatchNumeric(tensor.dtype(), [&](auto zero) {
+  DispatchNumericOrHalf(tensor.dtype(), [&](auto zero) {
     using T = decltype(zero);
     const T v = tensor.data<T>()[i];
     if constexpr (std::is_same_v<T, bool>) {
       s.kind = Scalar::kBool;
       s.i = v ? 1 : 0;
+    } else if constexpr (kIsHalfOrBfloat16<T>) {
+      s.kind = Scalar::kFloat;
+      s.d = v.ToFloat();
     } else if constexpr (std::is_floating_point_v<T>) {
       s.kind = Scalar::kFloat;
       s.d = static_cast<double>(v);
@@ -474,7 +513,7 @@ absl::StatusOr<Tensor> ConvertTensor(const Tensor& tensor, DataType dtype,
                                      Allocator* allocator) {
   if (tensor.dtype() == dtype) return tensor;
   if (!IsConvertibleDtype(dtype)) return UnsupportedDtype(dtype);
-  if (!DispatchNumeric(tensor.dtype(), [](auto) {})) {
+  if (!DispatchNumericOrHalf(tensor.dtype(), [](auto) {})) {
     return absl::InvalidArgumentError(absl::StrCat("cannot convert ",
                                                    DataTypeString(tensor.dtype()), " to ",
                                                    DataTypeString(dtype)));

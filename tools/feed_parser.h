@@ -6,16 +6,19 @@
 //     `7` a scalar, `[]` is [0], `[[],[]]` is [2,0]); every list at one depth must have
 //     the same length and every leaf the same depth ("ragged" lists are an error).
 //     `NaN`, `Infinity` and `-Infinity` (also `nan`, `inf`, `-inf`) are accepted, as
-//     Python's json module does.
+//     Python's json module does, and so are the strings "NaN", "Infinity" and
+//     "-Infinity" for numeric dtypes, as `--output=json` writes them.
 //  2. VALUE `@PATH` reads a file: a .npy file when it starts with NumPy's magic
 //     (tools/npy.h), else JSON text as in rule 1.
 //  3. Every element is converted to the fed tensor's dtype, exactly or not at all: any
 //     number becomes a float (an error when a finite value overflows float32), an integer
 //     dtype takes integral values in its range only (2.5 or 300 for uint8 are errors),
 //     bool takes true/false/0/1, numbers take true/false as 1/0. Integer literals are
-//     parsed exactly, so int64 and uint64 values survive beyond 2^53.
+//     parsed exactly, so int64 and uint64 values survive beyond 2^53. float16 and
+//     bfloat16 round through float32 to nearest even, as TF's conversions do (an error
+//     when a finite value becomes infinity, e.g. 65520 for float16).
 //  4. Nesting deeper than 254 levels (TensorShape's limit), malformed JSON, trailing
-//     text, and dtypes without a conversion (half, complex, resource, ...) are
+//     text, and dtypes without a conversion (complex, resource, ...) are
 //     INVALID_ARGUMENT; the message says where (character position) and what.
 //
 // Thread-safe: the functions keep no state.

@@ -77,24 +77,31 @@ void PrintDevices(const GraphDef& graph_def, std::ostream& out) {
   }
 }
 
-// Issue 5: every op this build cannot run, all at once, before anyone tries to run it.
+// The nodes of `graph_def` that are valid on their own, without their edges: enough to
+// ask which ops have no kernel when the graph as a whole has import problems.
+std::unique_ptr<Graph> NodesOnly(const GraphDef& graph_def) {
+  auto graph = std::make_unique<Graph>();
+  for (NodeDef node : graph_def.node()) {
+    node.clear_input();
+    graph->AddNode(std::move(node)).IgnoreError();  // an invalid node is a listed problem
+  }
+  return graph;
+}
+
+// Issue 5: every op this build cannot run, all at once, before anyone tries to run it;
+// listed even when the graph has import problems (they are listed below it).
 void PrintMissingKernels(const GraphDef& graph_def, std::ostream& out) {
   // Function calls run as their inlined bodies (as a Session runs them), so their bodies'
   // ops are what must have kernels.
   absl::StatusOr<GraphDef> inlined = InlineFunctionCalls(graph_def);
-  if (!inlined.ok()) {
-    out << "ops without a kernel here: (not checked: " << inlined.status().message() << ")\n";
-    return;
-  }
-  absl::StatusOr<std::unique_ptr<Graph>> graph = ImportGraphDef(*inlined);
-  if (!graph.ok()) {
-    out << "ops without a kernel here: (not checked: the graph has problems, below)\n";
-    return;
-  }
+  const GraphDef& checked = inlined.ok() ? *inlined : graph_def;
+  absl::StatusOr<std::unique_ptr<Graph>> graph = ImportGraphDef(checked);
+  std::unique_ptr<Graph> nodes = graph.ok() ? *std::move(graph) : NodesOnly(checked);
   const std::vector<MissingKernel> missing =
-      FindMissingKernels(**graph, DefaultKernelRegistry());
-  out << "ops without a kernel here: " << missing.size() << "\n"
-      << FormatMissingKernels(missing);
+      FindMissingKernels(*nodes, DefaultKernelRegistry());
+  out << "ops without a kernel here: " << missing.size();
+  if (!graph.ok()) out << " (of the nodes valid on their own; the graph has problems, below)";
+  out << "\n" << FormatMissingKernels(missing);
 }
 
 }  // namespace
@@ -108,10 +115,12 @@ absl::Status InspectGraphDef(const GraphDef& graph_def, std::ostream& out) {
   PrintUnconsumedOutputs(graph_def, out);
   PrintDevices(graph_def, out);
   PrintMissingKernels(graph_def, out);
-  std::vector<GraphProblem> problems = ValidateGraphDef(graph_def);
-  out << "problems: " << problems.size() << "\n";
-  for (const GraphProblem& problem : problems) out << "  " << problem.message << "\n";
-  return ProblemsToStatus(problems);
+  const GraphReport report = CheckGraphDef(graph_def);
+  out << "warnings: " << report.warnings.size() << "\n";
+  for (const GraphProblem& warning : report.warnings) out << "  " << warning.message << "\n";
+  out << "problems: " << report.problems.size() << "\n";
+  for (const GraphProblem& problem : report.problems) out << "  " << problem.message << "\n";
+  return ProblemsToStatus(report.problems);
 }
 
 absl::Status RunInspectCommand(const std::vector<std::string>& args, std::ostream& out) {

@@ -10,6 +10,7 @@
 #include "graph/node_def_util.h"
 #include "graph/proto_io.h"
 #include "graph/status_macros.h"
+#include "graph/subgraph.h"
 #include "session/saved_model.h"
 #include "tools/feed_parser.h"
 
@@ -87,10 +88,12 @@ absl::StatusOr<ModelRun> TensorNameRun(const CliArgs& flags, const GraphDef& gra
     DFLOW_ASSIGN_OR_RETURN(FeedFlag feed, SplitFeedFlag(flag));
     absl::StatusOr<TensorId> id = ParseTensorName(feed.name);
     const Node* node = id.ok() && !id->IsControl() ? graph->FindNode(id->node) : nullptr;
-    if (node == nullptr || id->index >= node->num_outputs()) {
-      return absl::NotFoundError(
-          absl::StrCat("FeedInputs: unable to find feed output ", feed.name));
+    if (!id.ok() || id->IsControl()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--feed ", feed.name, ": not a tensor name (expected node or node:index)"));
     }
+    if (node == nullptr) return TensorNotInGraph(id->ToString());
+    if (id->index >= node->num_outputs()) return NoSuchOutput(*node, id->index);
     DFLOW_ASSIGN_OR_RETURN(Tensor value,
                            ParseFeedValue(feed.name, feed.value,
                                           BaseType(node->output_types()[id->index]),

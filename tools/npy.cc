@@ -20,15 +20,18 @@ constexpr size_t kMagicSize = 6;
 constexpr size_t kMaxHeaderSize = 1 << 20;
 
 struct NpyType {
-  char kind;  // 'f', 'i', 'u', 'b'; 'S' (bytes) and 'U' (UTF-32) for DT_STRING
+  char kind;  // 'f', 'i', 'u', 'b', 'V'; 'S' (bytes) and 'U' (UTF-32) for DT_STRING
   int size;   // bytes per element
   DataType dtype;
 };
 
+// 'V' 2 is bfloat16: NumPy has no bfloat16, and numpy.save writes ml_dtypes.bfloat16
+// arrays (what TF's .numpy() returns) as 2-byte void, '<V2'.
 constexpr NpyType kNpyTypes[] = {
-    {'f', 4, DT_FLOAT}, {'f', 8, DT_DOUBLE}, {'i', 1, DT_INT8},   {'i', 2, DT_INT16},
-    {'i', 4, DT_INT32}, {'i', 8, DT_INT64},  {'u', 1, DT_UINT8},  {'u', 2, DT_UINT16},
-    {'u', 4, DT_UINT32}, {'u', 8, DT_UINT64}, {'b', 1, DT_BOOL},
+    {'f', 4, DT_FLOAT},  {'f', 8, DT_DOUBLE}, {'f', 2, DT_HALF},   {'V', 2, DT_BFLOAT16},
+    {'i', 1, DT_INT8},   {'i', 2, DT_INT16},  {'i', 4, DT_INT32},  {'i', 8, DT_INT64},
+    {'u', 1, DT_UINT8},  {'u', 2, DT_UINT16}, {'u', 4, DT_UINT32}, {'u', 8, DT_UINT64},
+    {'b', 1, DT_BOOL},
 };
 
 absl::Status HeaderError(absl::string_view what) {
@@ -171,15 +174,15 @@ absl::StatusOr<NpyType> ParseDescr(const std::string& descr, bool* swap) {
       *swap = size > 1;
     } else if (order != '<' && order != '=' && order != '|') {
       break;
-    } else if (order == '|' && size > 1) {
+    } else if (order == '|' && size > 1 && kind != 'V') {  // '|V2' is void's usual descr
       break;
     }
     return type;
   }
   return absl::InvalidArgumentError(absl::StrCat(
       ".npy descr '", descr,
-      "' is not supported (expected one of <f4 <f8 <i2 <i4 <i8 |i1 |u1 <u2 <u4 <u8 |b1 "
-      "|S<n> <U<n>)"));
+      "' is not supported (expected one of <f2 <f4 <f8 <i2 <i4 <i8 |i1 |u1 <u2 <u4 <u8 |b1 "
+      "<V2 (bfloat16) |S<n> <U<n>)"));
 }
 
 uint32_t ReadLittleEndian(absl::string_view bytes, size_t offset, int width) {

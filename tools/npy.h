@@ -5,13 +5,17 @@
 // crash, whatever the bytes):
 //
 //   descr   dtype        descr   dtype
+//   <f2     float16      |u1     uint8
 //   <f4     float32      <u2     uint16
-//   <f8     float64      |u1     uint8
-//   <i2     int16        <u4     uint32
-//   <i4     int32        <u8     uint64
-//   <i8     int64        |b1     bool
+//   <f8     float64      <u4     uint32
+//   <i2     int16        <u8     uint64
+//   <i4     int32        |b1     bool
+//   <i8     int64        <V2     bfloat16
 //   |i1     int8
 //
+// bfloat16 has no NumPy descr: numpy.save writes ml_dtypes.bfloat16 arrays (what TF's
+// .numpy() gives) as 2-byte void '<V2', so that (or '|V2') reads as bfloat16 and
+// bfloat16 writes as '<V2' (np.load(f).view(ml_dtypes.bfloat16) gets the values back).
 // '=' (native, little-endian here) is accepted in place of '<', and '|' and '<' are
 // interchangeable for one-byte types; big-endian ('>') arrays are byte-swapped.
 // `fortran_order: True` is rejected (transpose the array in NumPy first). The data must
@@ -32,7 +36,7 @@
 namespace dflow {
 
 // The .npy descr for `dtype` ("<f4", "|b1", ...); INVALID_ARGUMENT for dtypes NumPy's
-// format cannot hold here (string, half, complex, resource, ...).
+// format cannot hold here (string, complex, resource, ...).
 absl::StatusOr<std::string> NpyDescr(DataType dtype);
 
 // Decodes a whole .npy file held in `bytes` into a tensor allocated from `allocator`.

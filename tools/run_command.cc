@@ -10,6 +10,7 @@
 #include "graph/node_def_util.h"
 #include "graph/proto_io.h"
 #include "graph/status_macros.h"
+#include "graph/subgraph.h"
 #include "session/session.h"
 #include "tools/cli_args.h"
 #include "tools/model_run.h"
@@ -46,15 +47,8 @@ absl::StatusOr<std::vector<ParsedFeed>> ParseFeedNames(const std::vector<FeedFla
 // The dtype a feed of `id` must have, by the Session's lookup rules and texts.
 absl::StatusOr<DataType> FedDtype(const Graph& graph, const TensorId& id) {
   const Node* node = graph.FindNode(id.node);
-  if (node == nullptr) {
-    return absl::NotFoundError(
-        absl::StrCat("FeedInputs: unable to find feed output ", id.ToString()));
-  }
-  if (id.index >= node->num_outputs()) {
-    return absl::InvalidArgumentError(absl::StrCat("FeedInputs: ", id.ToString(),
-                                                   " should have output index < ",
-                                                   node->num_outputs()));
-  }
+  if (node == nullptr) return TensorNotInGraph(id.ToString());
+  if (id.index >= node->num_outputs()) return NoSuchOutput(*node, id.index);
   return BaseType(node->output_types()[id.index]);
 }
 

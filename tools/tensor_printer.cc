@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
@@ -14,35 +13,19 @@ namespace {
 
 constexpr int kEdgeItems = 3;
 
+// Which text a value is written for: a strict JSON document, or a person (numpy's words).
+enum class Syntax { kJson, kText };
+
 template <typename T>
-std::string FormatFloating(T value) {
-  if (std::isnan(value)) return "NaN";
-  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+std::string FormatFloating(T value, Syntax syntax) {
+  if (std::isnan(value)) return syntax == Syntax::kJson ? "\"NaN\"" : "nan";
+  if (std::isinf(value)) {
+    if (syntax == Syntax::kText) return value > 0 ? "inf" : "-inf";
+    return value > 0 ? "\"Infinity\"" : "\"-Infinity\"";
+  }
   char buffer[64];
   const std::to_chars_result result = std::to_chars(buffer, buffer + sizeof(buffer), value);
   return std::string(buffer, result.ptr);
-}
-
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  const int exponent = (h >> 10) & 0x1f;
-  const uint32_t mantissa = h & 0x3ff;
-  float magnitude;
-  if (exponent == 0) {
-    magnitude = std::ldexp(static_cast<float>(mantissa), -24);  // zero or subnormal
-  } else if (exponent == 31) {
-    magnitude = mantissa == 0 ? INFINITY : NAN;
-  } else {
-    magnitude = std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
-  }
-  return sign ? -magnitude : magnitude;
-}
-
-float Bfloat16ToFloat(uint16_t b) {
-  const uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float value;
-  std::memcpy(&value, &bits, sizeof(value));
-  return value;
 }
 
 template <typename T>
@@ -62,18 +45,22 @@ bool IsPrintable(DataType dtype) {
 }
 
 // The text of element `i`. REQUIRES: IsPrintable(tensor.dtype()).
-std::string ElementText(const Tensor& tensor, int64_t i) {
+std::string ElementText(const Tensor& tensor, int64_t i, Syntax syntax) {
   switch (tensor.dtype()) {
     case DT_STRING: return JsonString(Data<std::string>(tensor)[i]);
-    case DT_HALF: return FormatFloat(HalfToFloat(Data<uint16_t>(tensor)[i]));
-    case DT_BFLOAT16: return FormatFloat(Bfloat16ToFloat(Data<uint16_t>(tensor)[i]));
+    // As their exact float values: the shortest text that reads back to the same float
+    // also reads back to the same half or bfloat16.
+    case DT_HALF: return FormatFloating(Data<Half>(tensor)[i].ToFloat(), syntax);
+    case DT_BFLOAT16: return FormatFloating(Data<Bfloat16>(tensor)[i].ToFloat(), syntax);
     case DT_COMPLEX64: {
       const float* pair = Data<float>(tensor) + 2 * i;
-      return absl::StrCat("[", FormatFloat(pair[0]), ", ", FormatFloat(pair[1]), "]");
+      return absl::StrCat("[", FormatFloating(pair[0], syntax), ", ",
+                          FormatFloating(pair[1], syntax), "]");
     }
     case DT_COMPLEX128: {
       const double* pair = Data<double>(tensor) + 2 * i;
-      return absl::StrCat("[", FormatDouble(pair[0]), ", ", FormatDouble(pair[1]), "]");
+      return absl::StrCat("[", FormatFloating(pair[0], syntax), ", ",
+                          FormatFloating(pair[1], syntax), "]");
     }
     case DT_QINT8: return absl::StrCat(Data<int8_t>(tensor)[i]);
     case DT_QUINT8: return absl::StrCat(Data<uint8_t>(tensor)[i]);
@@ -88,10 +75,8 @@ std::string ElementText(const Tensor& tensor, int64_t i) {
     const T value = Data<T>(tensor)[i];
     if constexpr (std::is_same_v<T, bool>) {
       text = value ? "true" : "false";
-    } else if constexpr (std::is_same_v<T, float>) {
-      text = FormatFloat(value);
-    } else if constexpr (std::is_same_v<T, double>) {
-      text = FormatDouble(value);
+    } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      text = FormatFloating(value, syntax);
     } else {
       text = absl::StrCat(+value);  // '+' prints int8/uint8 as numbers
     }
@@ -145,7 +130,7 @@ class TextRenderer {
 
   std::string Render() {
     Visit(0, 0, [this](int64_t flat) {
-      width_ = std::max(width_, ElementText(tensor_, flat).size());
+      width_ = std::max(width_, ElementText(tensor_, flat, Syntax::kText).size());
     });
     std::string out;
     RenderDim(0, 0, &out);
@@ -180,7 +165,7 @@ class TextRenderer {
       if (i < 0) {
         out->append("...");
       } else if (innermost) {
-        const std::string text = ElementText(tensor_, offset + i * strides_[dim]);
+        const std::string text = ElementText(tensor_, offset + i * strides_[dim], Syntax::kText);
         out->append(width_ - std::min(width_, text.size()), ' ');
         out->append(text);
       } else {
@@ -202,8 +187,8 @@ std::string ShapeJson(const TensorShape& shape) {
 
 }  // namespace
 
-std::string FormatFloat(float value) { return FormatFloating(value); }
-std::string FormatDouble(double value) { return FormatFloating(value); }
+std::string FormatFloat(float value) { return FormatFloating(value, Syntax::kJson); }
+std::string FormatDouble(double value) { return FormatFloating(value, Syntax::kJson); }
 
 std::string JsonString(absl::string_view text) {
   static const char kHex[] = "0123456789abcdef";
@@ -243,7 +228,7 @@ std::string TensorValuesJson(const Tensor& tensor) {
   std::string out = "[";
   for (int64_t i = 0; i < tensor.NumElements(); ++i) {
     if (i > 0) out.append(", ");
-    out.append(ElementText(tensor, i));
+    out.append(ElementText(tensor, i, Syntax::kJson));
   }
   out.push_back(']');
   return out;
@@ -272,7 +257,7 @@ std::string TensorValuesText(const Tensor& tensor, int64_t threshold) {
   if (!IsPrintable(tensor.dtype())) {
     return absl::StrCat("<", DataTypeString(tensor.dtype()), " values are not printable>");
   }
-  if (tensor.shape().dims() == 0) return ElementText(tensor, 0);
+  if (tensor.shape().dims() == 0) return ElementText(tensor, 0, Syntax::kText);
   return TextRenderer(tensor, tensor.NumElements() > threshold).Render();
 }
 

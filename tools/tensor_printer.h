@@ -6,14 +6,15 @@
 //  - values are flattened in row-major order;
 //  - float32 and float64 use the shortest text that reads back to the same value
 //    (std::to_chars), so integral values print as integers ("22") and 0.1f as "0.1";
-//    NaN and infinities print as NaN, Infinity and -Infinity (Python's json accepts them);
+//    NaN and infinities print as the strings "NaN", "Infinity" and "-Infinity"
+//    (protobuf's JSON mapping), so the document parses with any strict RFC 8259 parser;
 //  - integers print exactly (int64 and uint64 included), bools as true/false, strings as
 //    JSON strings (bytes that are not UTF-8 become \u00XX escapes);
 //  - half and bfloat16 print as their float values, complex numbers as [re, im] pairs;
 //    dtypes without printable values (resource, variant, ...) give "values": null.
 //
 // Text (`--output=text`, the default): per fetch a header line `c:0: float32 [2,2]` and
-// the values nested like numpy (`[[22 28]\n [49 64]]`, columns right-aligned); tensors
+// the values nested like numpy (non-finite values as nan, inf, -inf) (`[[22 28]\n [49 64]]`, columns right-aligned); tensors
 // over 1000 elements show only the first and last 3 entries of each dimension, with
 // "...".
 //
@@ -29,7 +30,7 @@
 
 namespace dflow {
 
-// Shortest round-tripping text of one value, as described above.
+// Shortest round-tripping JSON text of one value, as described above.
 std::string FormatFloat(float value);
 std::string FormatDouble(double value);
 // `text` as a quoted JSON string.

@@ -10,6 +10,12 @@ std::vector<DataType> NumericTypes() {
           DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64, DT_BOOL};
 }
 
+std::vector<DataType> NumericOrHalfTypes() {
+  std::vector<DataType> types = NumericTypes();
+  types.insert(types.end(), {DT_HALF, DT_BFLOAT16});
+  return types;
+}
+
 std::vector<DataType> CopyableTypes() {
   std::vector<DataType> types = NumericTypes();
   types.insert(types.end(), {DT_HALF, DT_BFLOAT16, DT_COMPLEX64, DT_COMPLEX128, DT_STRING, DT_QINT8,

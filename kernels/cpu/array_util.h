@@ -17,8 +17,10 @@
 
 namespace dflow {
 
-// The dtypes DispatchNumeric handles (arithmetic kernels: Cast, OnesLike).
+// The dtypes DispatchNumeric handles (arithmetic kernels: OnesLike).
 std::vector<DataType> NumericTypes();
+// NumericTypes() plus half and bfloat16: the dtypes DispatchNumericOrHalf handles (Cast).
+std::vector<DataType> NumericOrHalfTypes();
 // Every dtype whose elements can be copied: fixed-size types and strings (data movement
 // kernels: Transpose, Concat, Pack, Fill, ...).
 std::vector<DataType> CopyableTypes();

@@ -1,11 +1,18 @@
-// Cast between every pair of numeric dtypes (bool included).
+// Cast between every pair of numeric dtypes (bool, half and bfloat16 included).
 //
 // Float to integer truncates toward zero, as in TF. Where TF's result is undefined
 // behaviour in C++ (NaN or a value outside the target's range) we give a defined one:
-// NaN becomes 0 and out-of-range values saturate at the target's limits. Anything to
-// bool is `x != 0`; bool to anything is 0 or 1. The `Truncate` attr only matters for
-// half/bfloat16, which this kernel does not cover, and is accepted and ignored.
+// NaN becomes 0 and out-of-range values saturate at the target's limits (TF 2.21 on x86
+// gives the minimum, or wraps, depending on where the element sits in the vector loop).
+// Anything to bool is `x != 0` (NaN is true); bool to anything is 0 or 1.
+//
+// Half and bfloat16 go through float both ways, as Eigen's conversions do: an int32 or
+// a double is first rounded to float, then to the 16-bit type (so 2^24 + 2^16 + 1 casts
+// to bfloat16 2^24, not 2^24 + 2^17). `Truncate` (TF's LSBZeroSetter) zeroes the input's
+// low mantissa bits before float -> half, double -> half and float -> bfloat16, so those
+// round toward zero; TF ignores it for every other pair, and so do we.
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -14,8 +21,9 @@
 namespace dflow {
 namespace {
 
+// Between C++ arithmetic types (bool included).
 template <typename To, typename From>
-To CastValue(From x) {
+To CastNumber(From x) {
   if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To> &&
                 !std::is_same_v<To, bool>) {
     // The limits of To are powers of two (or 2^k - 1, which rounds up to 2^k), so these
@@ -31,10 +39,56 @@ To CastValue(From x) {
   return static_cast<To>(x);
 }
 
+// Between any two element types: half and bfloat16 through float.
+template <typename To, typename From>
+To CastValue(From x) {
+  if constexpr (kIsHalfOrBfloat16<From>) {
+    return CastValue<To>(x.ToFloat());
+  } else if constexpr (kIsHalfOrBfloat16<To>) {
+    return To::FromFloat(static_cast<float>(x));
+  } else {
+    return CastNumber<To>(x);
+  }
+}
+
+// How many low mantissa bits `Truncate` zeroes for From -> To: the bits From has and To
+// lacks, for the three casts TF applies it to; 0 for every other pair.
+template <typename To, typename From>
+constexpr int TruncatedBits() {
+  if constexpr (std::is_same_v<To, Half> && std::is_same_v<From, float>) return 24 - 11;
+  if constexpr (std::is_same_v<To, Half> && std::is_same_v<From, double>) return 53 - 11;
+  if constexpr (std::is_same_v<To, Bfloat16> && std::is_same_v<From, float>) return 24 - 8;
+  return 0;
+}
+
+// `x` with its low `bits` bits zeroed; NaN unchanged (TF leaves NaN to the rounding cast).
+template <typename From>
+From ZeroLowBits(From x, int bits) {
+  if (std::isnan(x)) return x;
+  using Bits = std::conditional_t<sizeof(From) == 4, uint32_t, uint64_t>;
+  Bits raw;
+  std::memcpy(&raw, &x, sizeof(raw));
+  raw &= ~((Bits{1} << bits) - 1);
+  std::memcpy(&x, &raw, sizeof(raw));
+  return x;
+}
+
 template <typename From, typename To>
-void CastElements(OpKernelContext* ctx, const Tensor& input, const Tensor& output) {
+void CastElements(OpKernelContext* ctx, const Tensor& input, const Tensor& output,
+                  bool truncate) {
   const From* src = input.data<From>();
   To* dst = output.data<To>();
+  constexpr int kTruncatedBits = TruncatedBits<To, From>();
+  if constexpr (kTruncatedBits > 0) {
+    if (truncate) {
+      ParallelForElements(ctx, input.NumElements(), 3, [src, dst](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          dst[i] = CastValue<To>(ZeroLowBits(src[i], kTruncatedBits));
+        }
+      });
+      return;
+    }
+  }
   ParallelForElements(ctx, input.NumElements(), 2, [src, dst](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) dst[i] = CastValue<To>(src[i]);
   });
@@ -45,6 +99,7 @@ class CastOp : public OpKernel {
   explicit CastOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("SrcT", &src_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("DstT", &dst_));
+    if (ctx->HasAttr("Truncate")) OP_REQUIRES_OK(ctx, ctx->GetAttr("Truncate", &truncate_));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -54,23 +109,25 @@ class CastOp : public OpKernel {
       return;
     }
     OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, input.shape()));
-    DispatchNumeric(src_, [&](auto from) {
-      DispatchNumeric(
-          dst_, [&](auto to) { CastElements<decltype(from), decltype(to)>(ctx, input, *output); });
+    DispatchNumericOrHalf(src_, [&](auto from) {
+      DispatchNumericOrHalf(dst_, [&](auto to) {
+        CastElements<decltype(from), decltype(to)>(ctx, input, *output, truncate_);
+      });
     });
   }
 
  private:
   DataType src_ = DT_INVALID;
   DataType dst_ = DT_INVALID;
+  bool truncate_ = false;
 };
 
 }  // namespace
 
 absl::Status RegisterCastKernel(KernelRegistry* registry) {
   return registry->Register<CastOp>(CpuKernel("Cast")
-                                        .TypeConstraint("SrcT", NumericTypes())
-                                        .TypeConstraint("DstT", NumericTypes()));
+                                        .TypeConstraint("SrcT", NumericOrHalfTypes())
+                                        .TypeConstraint("DstT", NumericOrHalfTypes()));
 }
 
 }  // namespace dflow

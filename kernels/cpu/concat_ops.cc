@@ -57,7 +57,7 @@ absl::Status CheckConcatShape(const OpKernelContext& ctx, const TensorShape& fir
   }
   for (int d = 0; d < first.dims(); ++d) {
     if (d != axis && shape.dim_size(d) != first.dim_size(d)) {
-      return KernelError(ctx, "Dimensions of inputs should match: ", describe());
+      return KernelError(ctx, "Dimension ", d, " in both shapes must be equal: ", describe());
     }
   }
   return absl::OkStatus();

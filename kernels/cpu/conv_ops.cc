@@ -1,4 +1,4 @@
-// Conv2D for float on oneDNN's convolution primitive.
+// Conv2D and DepthwiseConv2dNative for float on oneDNN's convolution primitive.
 //
 // Activations stay in the graph's own layout (NHWC or NCHW), so they are never
 // reordered; the filter (HWIO, [fh, fw, in/groups, out]) is handed to oneDNN as a
@@ -19,6 +19,14 @@
 // oneDNN's direct convolution is several times slower on a 1x1 output. NHWC
 // convolutions with few output channels fold column pairs into channels
 // (conv_column_fold.h) so that oneDNN's vector lanes do not idle.
+//
+// DepthwiseConv2dNative is the same kernel too: its filter [fh, fw, in, multiplier] is,
+// unchanged in memory, the grouped HWIO filter [fh, fw, 1, in * multiplier] of a
+// convolution with one group per input channel (output channel c * multiplier + m is
+// group c's m-th), so it runs as that grouped convolution, packed filter and all. Its
+// shape checks and their words are TF's depthwise ones. Unlike TF's CPU kernel it also
+// takes NCHW, dilations and unequal row and column strides (TF's CPU kernel refuses
+// them as unimplemented; the oneDNN primitive has no such limit).
 //
 // _DflowFusedConv2DMaxPool (graph/fusion.h) is _FusedConv2D followed by a MaxPool of its
 // output: each shard convolves slices of a few images into a scratch buffer small enough
@@ -53,35 +61,6 @@ struct ConvAttrs {
   std::vector<int64_t> explicit_pads = std::vector<int64_t>(4, 0);  // {top, bottom, left, right}
 };
 
-absl::Status ParseExplicitPaddings(const std::vector<int64_t>& pads, ConvAttrs* attrs) {
-  if (attrs->padding != Padding::kExplicit) {
-    if (!pads.empty()) {
-      return absl::InvalidArgumentError(
-          "explicit_paddings attribute must be empty if the padding attribute is not "
-          "EXPLICIT");
-    }
-    return absl::OkStatus();
-  }
-  if (pads.size() != 8) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("explicit_paddings attribute must contain 8 values, but got: ", pads.size()));
-  }
-  for (int64_t p : pads) {
-    if (p < 0) {
-      return absl::InvalidArgumentError("All elements of explicit_paddings must be nonnegative");
-    }
-  }
-  const ImageLayout& l = attrs->layout;
-  if (pads[2 * l.batch] != 0 || pads[2 * l.batch + 1] != 0 || pads[2 * l.channel] != 0 ||
-      pads[2 * l.channel + 1] != 0) {
-    return absl::InvalidArgumentError(
-        "Nonzero explicit padding in the batch or depth dimensions is not supported");
-  }
-  attrs->explicit_pads = {pads[2 * l.height], pads[2 * l.height + 1], pads[2 * l.width],
-                          pads[2 * l.width + 1]};
-  return absl::OkStatus();
-}
-
 absl::StatusOr<ConvAttrs> ParseConvAttrs(OpKernelConstruction* c) {
   std::string format, padding;
   std::vector<int64_t> strides, dilations{1, 1, 1, 1}, pads;
@@ -98,7 +77,8 @@ absl::StatusOr<ConvAttrs> ParseConvAttrs(OpKernelConstruction* c) {
   DFLOW_ASSIGN_OR_RETURN(attrs.strides, SpatialPairFromFour(strides, attrs.layout, "strides"));
   DFLOW_ASSIGN_OR_RETURN(attrs.dilations,
                          SpatialPairFromFour(dilations, attrs.layout, "dilations"));
-  DFLOW_RETURN_IF_ERROR(ParseExplicitPaddings(pads, &attrs));
+  DFLOW_ASSIGN_OR_RETURN(attrs.explicit_pads,
+                         ParseExplicitPaddings(attrs.padding, pads, attrs.layout));
   return attrs;
 }
 
@@ -164,6 +144,29 @@ absl::StatusOr<ConvGeometry> MakeGeometry(const ConvAttrs& a, const TensorShape&
   DFLOW_RETURN_IF_ERROR(ComputeWindow(a.padding, &g.rows));
   DFLOW_RETURN_IF_ERROR(ComputeWindow(a.padding, &g.cols));
   return g;
+}
+
+// DepthwiseConv2dNative's geometry: TF's depthwise checks, then the grouped convolution
+// its filter [fh, fw, in, multiplier] is when seen as [fh, fw, 1, in * multiplier].
+absl::StatusOr<ConvGeometry> MakeDepthwiseGeometry(const ConvAttrs& a, const TensorShape& input,
+                                                   const TensorShape& filter) {
+  if (input.dims() != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("input must be 4-dimensional", input.DebugString()));
+  }
+  if (filter.dims() != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("filter must be 4-dimensional: ", filter.DebugString()));
+  }
+  const int64_t in_depth = input.dim_size(a.layout.channel);
+  if (in_depth != filter.dim_size(2)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input and filter must have the same depth: ", in_depth, " vs ", filter.dim_size(2)));
+  }
+  DFLOW_ASSIGN_OR_RETURN(TensorShape grouped,
+                         TensorShape::Make({filter.dim_size(0), filter.dim_size(1), 1,
+                                            in_depth * filter.dim_size(3)}));
+  return MakeGeometry(a, input, grouped);
 }
 
 // True for a convolution that is the matrix product input[M, K] x filter[K, out_depth]
@@ -289,7 +292,9 @@ struct ConvPlan {
 
 class Conv2DOp : public OpKernel {
  public:
-  explicit Conv2DOp(OpKernelConstruction* c) : OpKernel(c) {
+  // `depthwise`: DepthwiseConv2dNative (its filter read as a grouped one).
+  explicit Conv2DOp(OpKernelConstruction* c, bool depthwise = false)
+      : OpKernel(c), depthwise_(depthwise) {
     OP_ASSIGN_OR_RETURN(c, attrs_, ParseConvAttrs(c));
     if (c->HasAttr("fused_ops")) OP_REQUIRES_OK(c, ParseFusion(c));
     if (c->HasAttr("pool_ksize")) {
@@ -304,7 +309,9 @@ class Conv2DOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
     const Tensor& filter = ctx->input(1);
-    absl::StatusOr<ConvGeometry> geometry = MakeGeometry(attrs_, input.shape(), filter.shape());
+    absl::StatusOr<ConvGeometry> geometry =
+        depthwise_ ? MakeDepthwiseGeometry(attrs_, input.shape(), filter.shape())
+                   : MakeGeometry(attrs_, input.shape(), filter.shape());
     OP_REQUIRES(ctx, geometry.ok(), KernelError(*ctx, geometry.status().message()));
     const ConvGeometry& g = *geometry;
     OP_ASSIGN_OR_RETURN(ctx, TensorShape out_shape,
@@ -574,6 +581,7 @@ class Conv2DOp : public OpKernel {
     return plan;
   }
 
+  const bool depthwise_;
   ConvAttrs attrs_;
   ConvFusion fusion_;
   std::optional<PoolAttrs> pool_;  // _DflowFusedConv2DMaxPool's MaxPool
@@ -595,6 +603,11 @@ absl::Status RegisterConvKernels(KernelRegistry* registry) {
       KernelDefBuilder("_FusedConv2D").Device("CPU").TypeConstraint<float>("T")));
   DFLOW_RETURN_IF_ERROR(registry->Register<Conv2DOp>(
       KernelDefBuilder("_DflowFusedConv2DMaxPool").Device("CPU").TypeConstraint<float>("T")));
+  DFLOW_RETURN_IF_ERROR(registry->Register(
+      KernelDefBuilder("DepthwiseConv2dNative").Device("CPU").TypeConstraint<float>("T"),
+      [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+        return std::make_unique<Conv2DOp>(c, /*depthwise=*/true);
+      }));
   return absl::OkStatus();
 }
 

@@ -452,6 +452,32 @@ class AddNOp : public OpKernel {
 };
 
 // ---------------------------------------------------------------------------------
+// Half and bfloat16 functors where TF's result is not one float operation rounded once
+// (InFloat): checked bit for bit against TF 2.21.
+
+// Maximum and Minimum are Eigen's PropagateNaN versions: a NaN operand wins, and of two
+// equal operands (-0 and +0) the first.
+struct NanMaximumFn : BinaryFn {
+  static constexpr int kCost = 1;
+  static float Apply(float a, float b) { return std::isnan(b) || a < b ? b : a; }
+};
+struct NanMinimumFn : BinaryFn {
+  static constexpr int kCost = 1;
+  static float Apply(float a, float b) { return std::isnan(b) || b < a ? b : a; }
+};
+// Sigmoid is Eigen's generic logistic, e / (1 + e) with e = exp(x), each of the three
+// operations rounded to the 16-bit type (e rounding to infinity gives 1).
+struct RoundedSigmoidFn {
+  static constexpr int kCost = 32;
+  template <typename T>
+  static T Apply(T x) {
+    const float e = T::FromFloat(std::exp(x.ToFloat())).ToFloat();
+    if (std::isinf(e)) return T::FromFloat(1.0f);
+    return T::FromFloat(e / T::FromFloat(1.0f + e).ToFloat());
+  }
+};
+
+// ---------------------------------------------------------------------------------
 // Registration.
 
 template <typename Fn, typename Types>
@@ -476,6 +502,10 @@ absl::Status RegisterBinaryKernels(KernelRegistry* r) {
   DFLOW_RETURN_IF_ERROR(RegisterBinary<FloorModFn>(r, "FloorMod", numeric));
   DFLOW_RETURN_IF_ERROR(RegisterBinary<MaximumFn>(r, "Maximum", numeric));
   DFLOW_RETURN_IF_ERROR(RegisterBinary<MinimumFn>(r, "Minimum", numeric));
+  // TF also registers Maximum and Minimum for the narrow and unsigned integers.
+  const TypeList<int8_t, uint8_t, int16_t, uint16_t, uint32_t, uint64_t> other_integers;
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<MaximumFn>(r, "Maximum", other_integers));
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<MinimumFn>(r, "Minimum", other_integers));
   DFLOW_RETURN_IF_ERROR(RegisterBinary<SquaredDifferenceFn>(r, "SquaredDifference", numeric));
   DFLOW_RETURN_IF_ERROR(RegisterBinary<PowFn>(r, "Pow", numeric));
   DFLOW_RETURN_IF_ERROR(RegisterBinary<LessFn>(r, "Less", numeric));
@@ -510,12 +540,31 @@ absl::Status RegisterUnaryKernels(KernelRegistry* r) {
   return absl::OkStatus();
 }
 
+// The element-wise ops of mixed-precision models in half and bfloat16 (TF registers
+// more); nn_ops.cc adds the activations, BiasAdd and Softmax.
+absl::Status RegisterHalfKernels(KernelRegistry* r) {
+  const HalfTypes half;
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<InFloat<AddFn>>(r, "Add", half));
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<InFloat<AddFn>>(r, "AddV2", half));
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<InFloat<SubFn>>(r, "Sub", half));
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<InFloat<MulFn>>(r, "Mul", half));
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<InFloat<DivFn>>(r, "Div", half));
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<InFloat<DivFn>>(r, "RealDiv", half));
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<InFloat<NanMaximumFn>>(r, "Maximum", half));
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<InFloat<NanMinimumFn>>(r, "Minimum", half));
+  DFLOW_RETURN_IF_ERROR(RegisterUnary<InFloat<NegFn>>(r, "Neg", half));
+  DFLOW_RETURN_IF_ERROR(RegisterUnary<RoundedSigmoidFn>(r, "Sigmoid", half));
+  DFLOW_RETURN_IF_ERROR(RegisterUnary<InFloat<TanhFn>>(r, "Tanh", half));
+  return absl::OkStatus();
+}
+
 }  // namespace
 }  // namespace cwise
 
 absl::Status RegisterCwiseKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(cwise::RegisterBinaryKernels(registry));
   DFLOW_RETURN_IF_ERROR(cwise::RegisterUnaryKernels(registry));
+  DFLOW_RETURN_IF_ERROR(cwise::RegisterHalfKernels(registry));
   DFLOW_RETURN_IF_ERROR(
       (cwise::RegisterForTypes<cwise::AddNOp, void>(registry, "AddN", cwise::NumericTypes{})));
   return cwise::RegisterNnKernels(registry);

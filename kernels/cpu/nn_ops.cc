@@ -5,12 +5,14 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/cwise_util.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/rounded_row_sum.h"
 
 namespace dflow {
 namespace cwise {
@@ -90,6 +92,34 @@ void SoftmaxRow(const T* in, T* out, int64_t n) {
   }
 }
 
+// One row of half or bfloat16 as TF's Eigen expression computes it: shifted = x - max,
+// e = exp(shifted), then e * (1 / sum) or shifted - log(sum), every operation rounded
+// to T and the sum in Eigen's order (rounded_row_sum.h); `first` is the row's flat index.
+// `out` may be `in`; `exps` is scratch for LogSoftmax.
+template <typename T, bool kLog>
+void RoundedSoftmaxRow(const T* in, T* out, int64_t n, int64_t first, std::vector<T>* exps) {
+  float max = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i) max = std::max(max, in[i].ToFloat());
+  T* e = out;
+  if constexpr (kLog) {
+    exps->resize(n);
+    e = exps->data();
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const T shifted = T::FromFloat(in[i].ToFloat() - max);
+    if constexpr (kLog) out[i] = shifted;
+    e[i] = T::FromFloat(std::exp(shifted.ToFloat()));
+  }
+  const float sum = RoundedRowSum(e, n, first).ToFloat();
+  if constexpr (kLog) {
+    const float log_sum = T::FromFloat(std::log(sum)).ToFloat();
+    for (int64_t i = 0; i < n; ++i) out[i] = T::FromFloat(out[i].ToFloat() - log_sum);
+  } else {
+    const float scale = T::FromFloat(1.0f / sum).ToFloat();
+    for (int64_t i = 0; i < n; ++i) out[i] = T::FromFloat(out[i].ToFloat() * scale);
+  }
+}
+
 template <bool kLog>
 struct SoftmaxKind {
   static constexpr bool kIsLog = kLog;
@@ -115,8 +145,16 @@ class SoftmaxOp : public OpKernel {
     }
     T* out = output->data<T>();
     ParallelForElements(ctx, rows, cols * 30, [=](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        SoftmaxRow<T, Kind::kIsLog>(in + r * cols, out + r * cols, cols);
+      if constexpr (kIsHalfOrBfloat16<T>) {
+        std::vector<T> exps;
+        for (int64_t r = begin; r < end; ++r) {
+          RoundedSoftmaxRow<T, Kind::kIsLog>(in + r * cols, out + r * cols, cols, r * cols,
+                                             &exps);
+        }
+      } else {
+        for (int64_t r = begin; r < end; ++r) {
+          SoftmaxRow<T, Kind::kIsLog>(in + r * cols, out + r * cols, cols);
+        }
       }
     });
   }
@@ -192,6 +230,13 @@ absl::Status RegisterNnKernels(KernelRegistry* r) {
   DFLOW_RETURN_IF_ERROR((RegisterForTypes<SoftmaxOp, SoftmaxKind<false>>(r, "Softmax", real)));
   DFLOW_RETURN_IF_ERROR((RegisterForTypes<SoftmaxOp, SoftmaxKind<true>>(r, "LogSoftmax", real)));
   DFLOW_RETURN_IF_ERROR((RegisterForTypes<BiasAddOp, AddBiasFn>(r, "BiasAdd", numeric)));
+  // Half and bfloat16, computed in float and rounded as TF does (cwise_util.h InFloat).
+  const HalfTypes half;
+  DFLOW_RETURN_IF_ERROR((RegisterForTypes<UnaryOp, InFloat<ReluFn>>(r, "Relu", half)));
+  DFLOW_RETURN_IF_ERROR((RegisterForTypes<UnaryOp, InFloat<Relu6Fn>>(r, "Relu6", half)));
+  DFLOW_RETURN_IF_ERROR((RegisterForTypes<SoftmaxOp, SoftmaxKind<false>>(r, "Softmax", half)));
+  DFLOW_RETURN_IF_ERROR((RegisterForTypes<SoftmaxOp, SoftmaxKind<true>>(r, "LogSoftmax", half)));
+  DFLOW_RETURN_IF_ERROR((RegisterForTypes<BiasAddOp, InFloat<AddBiasFn>>(r, "BiasAdd", half)));
   return absl::OkStatus();
 }
 

@@ -22,6 +22,13 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterRandomKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterNnGradKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSummaryKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterFusedBatchNormKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterMaxPoolGradKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterGatherNdKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterScatterNdKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterTopKKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterBincountKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterConcatOffsetKernel(registry));
   return absl::OkStatus();
 }
 

@@ -28,6 +28,13 @@ absl::Status RegisterSelectKernels(KernelRegistry* registry);     // select_op.c
 absl::Status RegisterRandomKernels(KernelRegistry* registry);     // random_ops.cc
 absl::Status RegisterNnGradKernels(KernelRegistry* registry);     // nn_grad_ops.cc
 absl::Status RegisterSummaryKernels(KernelRegistry* registry);    // summary_ops.cc
+absl::Status RegisterFusedBatchNormKernels(KernelRegistry* registry);  // fused_batch_norm_op.cc
+absl::Status RegisterMaxPoolGradKernels(KernelRegistry* registry);  // max_pool_grad_op.cc
+absl::Status RegisterGatherNdKernels(KernelRegistry* registry);   // gather_nd_op.cc
+absl::Status RegisterScatterNdKernels(KernelRegistry* registry);  // scatter_nd_op.cc
+absl::Status RegisterTopKKernels(KernelRegistry* registry);       // topk_op.cc
+absl::Status RegisterBincountKernels(KernelRegistry* registry);   // bincount_op.cc
+absl::Status RegisterConcatOffsetKernel(KernelRegistry* registry);  // concat_offset_op.cc
 
 }  // namespace dflow
 

@@ -29,6 +29,35 @@ std::vector<int64_t> ImageDims(const ImageLayout& layout, int64_t batch, int64_t
   return dims;
 }
 
+absl::StatusOr<std::vector<int64_t>> ParseExplicitPaddings(Padding padding,
+                                                           const std::vector<int64_t>& pads,
+                                                           const ImageLayout& layout) {
+  if (padding != Padding::kExplicit) {
+    if (!pads.empty()) {
+      return absl::InvalidArgumentError(
+          "explicit_paddings attribute must be empty if the padding attribute is not "
+          "EXPLICIT");
+    }
+    return std::vector<int64_t>(4, 0);
+  }
+  if (pads.size() != 8) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("explicit_paddings attribute must contain 8 values, but got: ", pads.size()));
+  }
+  for (int64_t p : pads) {
+    if (p < 0) {
+      return absl::InvalidArgumentError("All elements of explicit_paddings must be nonnegative");
+    }
+  }
+  if (pads[2 * layout.batch] != 0 || pads[2 * layout.batch + 1] != 0 ||
+      pads[2 * layout.channel] != 0 || pads[2 * layout.channel + 1] != 0) {
+    return absl::InvalidArgumentError(
+        "Nonzero explicit padding in the batch or depth dimensions is not supported");
+  }
+  return std::vector<int64_t>{pads[2 * layout.height], pads[2 * layout.height + 1],
+                              pads[2 * layout.width], pads[2 * layout.width + 1]};
+}
+
 absl::Status ComputeWindow(Padding padding, WindowDim* dim) {
   if (dim->stride <= 0 || dim->dilation <= 0 || dim->size <= 0) {
     return absl::InvalidArgumentError(

@@ -1,6 +1,7 @@
-// TensorFlow's sliding-window rules shared by Conv2D and the pooling kernels: the
-// data_format and padding attrs, and how an input dim, a window and a padding mode give
-// the output size and the padding on each side (TF's GetWindowedOutputSizeVerbose).
+// TensorFlow's sliding-window rules shared by the convolution and pooling kernels (and
+// MaxPoolGrad): the data_format, padding and explicit_paddings attrs, and how an input
+// dim, a window and a padding mode give the output size and the padding on each side
+// (TF's GetWindowedOutputSizeVerbose).
 #ifndef DFLOW_KERNELS_CPU_WINDOW_GEOMETRY_H_
 #define DFLOW_KERNELS_CPU_WINDOW_GEOMETRY_H_
 
@@ -33,6 +34,14 @@ absl::StatusOr<ImageLayout> ParseDataFormat(const std::string& format);
 // The dims of a 4-D image batch tensor in `layout`'s order.
 std::vector<int64_t> ImageDims(const ImageLayout& layout, int64_t batch, int64_t height,
                                int64_t width, int64_t channels);
+
+// TF's CheckValidPadding for 4-D images: the explicit_paddings attr `pads` (8 values,
+// a before/after pair per dim in `layout`'s order) must be empty unless `padding` is
+// EXPLICIT, and then nonnegative and zero on the batch and depth dims. Returns the
+// spatial pads {top, bottom, left, right} (zeros unless EXPLICIT).
+absl::StatusOr<std::vector<int64_t>> ParseExplicitPaddings(Padding padding,
+                                                           const std::vector<int64_t>& pads,
+                                                           const ImageLayout& layout);
 
 // One spatial dim of a sliding window. The caller sets the inputs; ComputeWindow sets
 // `output` and, for SAME, the pads (TF puts the odd pad after).

@@ -442,7 +442,8 @@ TEST_CASE("ConcatV2 sums the axis dim and merges the others", "[graph][shape_inf
   SECTION("other dims must agree") {
     b.Op("bad", "ConcatV2", {a, b.Placeholder("d", S({3, 3})), b.Scalar("one_again", 1)});
     CHECK(absl::StartsWith(InferError(b),
-                           "Node 'bad' (ConcatV2): Dimensions must be equal, but are 2 and 3"));
+                           "Node 'bad' (ConcatV2): Dimension 0 in both shapes must be equal, but "
+                           "are 2 and 3. Shapes are [2,3] and [3,3] (concatenating on axis 1)"));
   }
 }
 
@@ -562,6 +563,43 @@ TEST_CASE("Pack, Unpack, Split, SplitV, Slice, GatherV2 and OneHot place their d
   SECTION("an uneven Split is an error") {
     b.Op("bad", "Split", {b.Scalar("split_dim1", 1), x}, {{"num_split", IntAttr(3)}});
     CHECK(absl::StrContains(InferError(b), "evenly divide the split dimension"));
+  }
+}
+
+TEST_CASE("GatherNd, ScatterNd, ConcatOffset, TopKV2 and DenseBincount place their dims",
+          "[graph][shape_inference]") {
+  Builder b;
+  Node* params = b.Placeholder("params", S({2, 3, 4}));
+  Node* rows = b.Op("rows", "GatherNd",
+                    {params, b.Placeholder("ix", S({kU, 5, 2}), DT_INT32)});
+  Node* unknown_depth = b.Op("unknown_depth", "GatherNd",
+                             {params, b.Placeholder("ix2", S({5, kU}), DT_INT32)});
+  Node* scatter = b.Op("scatter", "ScatterNd",
+                       {b.Placeholder("six", S({kU, 1}), DT_INT32),
+                        b.Placeholder("upd", S({kU, 7})), b.Vector("shape", {6, 7})});
+  Node* offsets = b.Op("offsets", "ConcatOffset",
+                       {b.Scalar("cdim", 1), b.Vector("s0", {2, 3}), b.Vector("s1", {2, 5})});
+  Node* topk = b.Op("topk", "TopKV2", {b.Placeholder("logits", S({kU, 10})), b.Scalar("k", 3)});
+  Node* counts = b.Op("counts", "DenseBincount",
+                      {b.Placeholder("values", S({8, kU}), DT_INT32), b.Scalar("size", 6),
+                       b.Placeholder("weights", S({0}))});
+  Infer(b);
+  CHECK(ShapeOf(rows) == S({kU, 5, 4}));
+  CHECK(ShapeOf(unknown_depth) == PartialShape());
+  CHECK(ShapeOf(scatter) == S({6, 7}));
+  REQUIRE(offsets->num_outputs() == 2);
+  CHECK(ShapeOf({offsets, 1}) == S({2}));
+  CHECK(ShapeOf({topk, 0}) == S({kU, 3}));
+  CHECK(ShapeOf({topk, 1}) == S({kU, 3}));
+  CHECK(ShapeOf(counts) == S({8, 6}));
+
+  SECTION("an index depth above the params rank is an error") {
+    b.Op("deep", "GatherNd", {params, b.Placeholder("ix3", S({1, 4}), DT_INT32)});
+    CHECK(absl::StrContains(InferError(b), "indices.shape[-1] must be <= params.rank"));
+  }
+  SECTION("k above the last dim is an error") {
+    b.Op("bigk", "TopKV2", {b.Placeholder("few", S({2, 2})), b.Scalar("k3", 3)});
+    CHECK(absl::StrContains(InferError(b), "input must have last dimension >= k = 3 but is 2"));
   }
 }
 

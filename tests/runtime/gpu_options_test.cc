@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
 namespace dflow {
 namespace {
@@ -198,10 +199,13 @@ TEST_CASE("Bad visible_device_list entries are INVALID_ARGUMENT naming the field
     CHECK(error.code() == absl::StatusCode::kInvalidArgument);
     CHECK(absl::StrContains(error.message(), "visible_device_list"));
   }
-  CHECK(absl::StrContains(PlanError(Visible("0,1,0"), FreshCards(2, kGiB)).message(),
-                          "duplicate"));
-  CHECK(absl::StrContains(PlanError(Visible("5"), FreshCards(2, kGiB)).message(),
-                          "invalid GPU id '5'"));
+  // TF 2.21's texts (tsl/framework/device_id_utils.cc).
+  CHECK(PlanError(Visible("0,1,0"), FreshCards(2, kGiB)).message() ==
+        "visible_device_list contained a duplicate entry: 0,1,0");
+  CHECK(PlanError(Visible("5"), FreshCards(2, kGiB)).message() ==
+        "'visible_device_list' listed an invalid Device id '5' but visible device count is 2");
+  CHECK(PlanError(Visible("0,x"), FreshCards(2, kGiB)).message() ==
+        "Could not parse entry in 'visible_device_list': 'x'.");
 }
 
 TEST_CASE("device_count[\"GPU\"] caps the number of GPUs", "[gpu_options]") {
@@ -265,7 +269,12 @@ TEST_CASE("TF_FORCE_GPU_ALLOW_GROWTH overrides allow_growth when true or false",
     plan = Plan(growth, FreshCards(1, kGiB), std::nullopt, garbage);
     CHECK(plan.gpus[0].allow_growth);
     REQUIRE(plan.warnings.size() == 1);
-    CHECK(absl::StrContains(plan.warnings[0], "TF_FORCE_GPU_ALLOW_GROWTH"));
+    CHECK(plan.warnings[0] ==
+          absl::StrCat("The TF_FORCE_GPU_ALLOW_GROWTH environment variable is set but could "
+                       "not be parsed: \"",
+                       garbage,
+                       "\". Valid values are \"true\" or \"false\". Using original config "
+                       "value of 1."));
     plan = Plan(no_growth, FreshCards(1, kGiB), std::nullopt, garbage);
     CHECK_FALSE(plan.gpus[0].allow_growth);
   }

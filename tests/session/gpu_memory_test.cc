@@ -74,6 +74,8 @@ TEST_CASE("per_process_gpu_memory_fraction caps a step; OOM names node, shape an
                                    "float on /job:localhost/replica:0/task:0/device:GPU:0 by "
                                    "allocator GPU_0_bfc"));
   CHECK(absl::StrContains(message, "{{node big}}"));
+  CHECK(absl::StrContains(message, "\nHint: If you want to see a list of allocated tensors "
+                                   "when OOM happens, add report_tensor_allocations_upon_oom"));
   // The allocator's state (BfcAllocator::DescribeState): limit, in use, largest free chunk.
   CHECK(absl::StrContains(message, "Limit 16.00MiB"));
   CHECK(absl::StrContains(message, "; in use "));

@@ -29,7 +29,11 @@ echo "$out" | grep -q "^problems: 0$" || fail "inspect lenet5: problems"
 # inspect on a broken graph: every problem listed, exit 1, CODE: message on stderr.
 "$DFLOW" inspect --graph=tests/data/broken/many_problems.pbtxt >"$TMP/out" 2>"$TMP/err"
 [ $? -eq 1 ] || fail "inspect broken: exit status"
-grep -q "^INVALID_ARGUMENT: GraphDef has 7 problems:" "$TMP/err" || fail "inspect broken: stderr $(head -1 "$TMP/err")"
+# The first problem in file order sets the code, as TF stops there: an unknown op is NOT_FOUND.
+grep -q "^NOT_FOUND: GraphDef has 7 problems:" "$TMP/err" || fail "inspect broken: stderr $(head -1 "$TMP/err")"
+# Problems come in the file's node order.
+order=$(grep -o "^  Node '[a-z]*'" "$TMP/out" | tr -d "' " | sed 's/Node//' | uniq | tr '\n' ' ')
+[ "$order" = "x p n y c s " ] || fail "inspect broken: problem order '$order'"
 for node in x p n y c s; do
   grep -q "Node '$node'" "$TMP/out" || fail "inspect broken: no problem named node $node"
 done
@@ -189,9 +193,13 @@ expect_error "INVALID_ARGUMENT: --feed x: .*malformed .npy header" run "$G" --fe
 { printf '\x93NUMPY\x01\x00\x76\x00'; printf '%-117s\n' "{'descr': '<f4', 'fortran_order': True, 'shape': (), }"; printf '\x00\x00\x20\x40'; } > "$TMP/f.npy"
 expect_error "INVALID_ARGUMENT: --feed a: .*Fortran" run --graph="$CORPUS/frozen_pb/rust_multiplication_float.pb" --feed=a=@"$TMP/f.npy" --feed=b=1 --fetch=c
 expect_error "INVALID_ARGUMENT: --feed=x: expected NAME=VALUE" run "$G" --feed=x --fetch=z
-expect_error "NOT_FOUND: FeedInputs: unable to find feed output nope:0" run "$G" --feed=nope=1 --fetch=z
-expect_error "INVALID_ARGUMENT: FeedInputs: x:3 should have output index < 1" run "$G" --feed=x:3=1 --fetch=z
-expect_error "NOT_FOUND: FetchOutputs node nope:0: not found" run "$G" --feed=x=1 --feed=y=1 --fetch=nope
+# TF 2.21's codes and texts (its C++ session, checked through the C API).
+expect_error "INVALID_ARGUMENT: Tensor nope:0, specified in either feed_devices or fetch_devices was not found in the Graph" run "$G" --feed=nope=1 --fetch=z
+expect_error "OUT_OF_RANGE: Node 'x' (type: 'Placeholder', num of outputs: 1) does not have output 3" run "$G" --feed=x:3=1 --fetch=z
+expect_error "INVALID_ARGUMENT: Tensor nope:0, specified in either feed_devices or fetch_devices was not found in the Graph" run "$G" --feed=x=1 --feed=y=1 --fetch=nope
+# A fetched feed gives the fed value, as tf.compat.v1.Session does.
+out=$("$DFLOW" run "$G" --feed=x=4 --feed=y=1 --fetch=x --fetch=z --output=json 2>&1) || fail "fetch fed: $out"
+[ "$out" = '{"outputs": [{"name": "x:0", "dtype": "int32", "shape": [], "values": [4]}, {"name": "z:0", "dtype": "int32", "shape": [], "values": [5]}]}' ] || fail "fetch fed: $out"
 expect_error "INVALID_ARGUMENT: You must feed a value for placeholder tensor 'y'" run "$G" --feed=x=1 --fetch=z
 expect_error "INVALID_ARGUMENT: " run "$G" --feed='x=[1,2]' --feed='y=[1,2,3]' --fetch=z
 expect_error "INVALID_ARGUMENT: --output=xml" run "$G" --output=xml --fetch=z
@@ -299,6 +307,43 @@ done
 "$EX/seed_matmul" 2>/dev/null | grep -qx ' \[49 64\]\]' || fail "seed_matmul output"
 "$EX/manual_placement" 2>&1 >/dev/null | grep -qx 'c: (MatMul): /job:localhost/replica:0/task:0/device:CPU:1' || fail "manual_placement placement"
 "$EX/multi_tower" 2>/dev/null | grep -qx ' \[ 98 128\]\]' || fail "multi_tower output: $("$EX/multi_tower" 2>/dev/null)"
+
+# ---- TensorFlow 2.x files -----------------------------------------------------------------
+T2=tests/data/tf2_21/graphs
+# An attr a newer TensorFlow adds: run warns once on stderr and gives TF's answer.
+"$DFLOW" run --graph="$T2/unknown_attr.pbtxt" --feed='x=[[1,0],[0,1]]' --fetch=y --output=json >"$TMP/out" 2>"$TMP/err" || fail "unknown attr run: $(cat "$TMP/err")"
+grep -q '"values": \[1, 2, 3, 4\]' "$TMP/out" || fail "unknown attr values: $(cat "$TMP/out")"
+[ "$(grep -c "attr_from_the_future" "$TMP/err")" -eq 1 ] || fail "unknown attr: warned $(grep -c attr_from_the_future "$TMP/err") times: $(cat "$TMP/err")"
+grep -q "^dflow: warning: 1 attr is not in dflow's op definitions (TensorFlow 2.21's)" "$TMP/err" || fail "unknown attr warning text: $(cat "$TMP/err")"
+out=$("$DFLOW" inspect --graph="$T2/unknown_attr.pbtxt" 2>&1) || fail "inspect unknown attr exited $?: $out"
+echo "$out" | grep -q "^warnings: 1$" || fail "inspect unknown attr: $out"
+echo "$out" | grep -q "^  Node 'y' (MatMul): attr 'attr_from_the_future' is not in the op's definition; ignored" || fail "inspect warning line: $out"
+echo "$out" | grep -q "^problems: 0$" || fail "inspect unknown attr problems: $out"
+# inspect lists ops without a kernel even when the graph has import problems.
+cat > "$TMP/nokernel_broken.pbtxt" <<'PB'
+node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "g1" op: "Igamma" input: "a" input: "ghost" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "bad" op: "NoSuchOp" }
+PB
+"$DFLOW" inspect --graph="$TMP/nokernel_broken.pbtxt" >"$TMP/out" 2>"$TMP/err"; [ $? -eq 1 ] || fail "inspect nokernel_broken exit"
+grep -q "^ops without a kernel here: 1 (of the nodes valid on their own; the graph has problems, below)$" "$TMP/out" || fail "inspect nokernel_broken: $(cat "$TMP/out")"
+grep -q "^  Igamma \[T=DT_FLOAT\]: 1 node: g1$" "$TMP/out" || fail "inspect nokernel_broken list: $(cat "$TMP/out")"
+# JSON parses with a strict RFC 8259 parser: NaN and infinities are strings.
+cat > "$TMP/nonfinite.pbtxt" <<'PB'
+node { name: "v" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } } float_val: -1 float_val: 0 float_val: 1 } } } }
+node { name: "log" op: "Log" input: "v" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "neg" op: "Neg" input: "log" attr { key: "T" value { type: DT_FLOAT } } }
+PB
+"$DFLOW" run --graph="$TMP/nonfinite.pbtxt" --fetch=log --fetch=neg --output=json >"$TMP/out" 2>"$TMP/err" || fail "nonfinite run: $(cat "$TMP/err")"
+python3 -c '
+import json, sys
+def refuse(c): raise ValueError("not strict JSON: " + c)
+doc = json.loads(open(sys.argv[1]).read(), parse_constant=refuse)
+assert doc["outputs"][0]["values"] == ["NaN", "-Infinity", 0], doc
+assert doc["outputs"][1]["values"] == ["NaN", "Infinity", -0.0], doc
+' "$TMP/out" || fail "nonfinite JSON: $(cat "$TMP/out")"
+out=$("$DFLOW" run --graph="$TMP/nonfinite.pbtxt" --fetch=log 2>&1) || fail "nonfinite text: $out"
+echo "$out" | grep -q '^\[ nan -inf    0\]$' || fail "nonfinite text: $out"
 
 [ $failures -eq 0 ] && echo "all dflow CLI checks passed"
 exit $failures

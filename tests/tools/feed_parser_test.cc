@@ -2,6 +2,7 @@
 // the errors hostile input gets.
 #include "tools/feed_parser.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -13,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "graph/proto_io.h"
 #include "tools/npy.h"
+#include "tools/tensor_printer.h"
 
 namespace dflow {
 namespace {
@@ -152,6 +154,80 @@ TEST_CASE("NaN and infinities are accepted for floats", "[tools][feed]") {
   CHECK(v[5] == -std::numeric_limits<float>::infinity());
 }
 
+TEST_CASE("-0 keeps its sign for floats and is 0 for integers", "[tools][feed]") {
+  CHECK(std::signbit(ParseOk("-0", DT_FLOAT).scalar<float>()));
+  CHECK(std::signbit(ParseOk("[-0]", DT_DOUBLE).flat<double>()[0]));
+  CHECK(ParseOk("-0", DT_INT32).scalar<int32_t>() == 0);
+  CHECK(ParseOk("-0", DT_UINT8).scalar<uint8_t>() == 0);
+  CHECK(ParseOk("-0", DT_BOOL).scalar<bool>() == false);
+}
+
+TEST_CASE("The JSON strings NaN, Infinity and -Infinity read as numbers", "[tools][feed]") {
+  // What --output=json writes for non-finite values.
+  std::vector<double> v =
+      Values<double>(ParseOk("[\"NaN\", \"Infinity\", \"-Infinity\"]", DT_DOUBLE));
+  CHECK(std::isnan(v[0]));
+  CHECK(v[1] == std::numeric_limits<double>::infinity());
+  CHECK(v[2] == -std::numeric_limits<double>::infinity());
+  CHECK_THAT(ParseError("\"NaN\"", DT_INT32), Catch::Contains("not an integer"));
+  CHECK_THAT(ParseError("\"nan\"", DT_FLOAT), Catch::Contains("not a number"));
+  CHECK(ParseOk("[\"NaN\"]", DT_STRING).flat<std::string>()[0] == "NaN");
+}
+
+// The raw bits of a half or bfloat16 tensor.
+std::vector<uint16_t> Bits(const Tensor& t) {
+  const auto* data = static_cast<const uint16_t*>(t.raw_data());
+  return std::vector<uint16_t>(data, data + t.NumElements());
+}
+
+TEST_CASE("Numbers round to float16 and bfloat16 through float32", "[tools][feed][half]") {
+  // Expected bits: TF 2.21's tf.constant(value, tf.float16 / tf.bfloat16).
+  CHECK(Bits(ParseOk("[1.5, -2, 65504, 65519, 0.1, -0.0, 2049, 1e-8, true]", DT_HALF)) ==
+        std::vector<uint16_t>{0x3e00, 0xc000, 0x7bff, 0x7bff, 0x2e66, 0x8000, 0x6800, 0x0000,
+                              0x3c00});
+  CHECK(Bits(ParseOk("[1.5, -2, 65504, 0.1, 3.38e38, 16777217]", DT_BFLOAT16)) ==
+        std::vector<uint16_t>{0x3fc0, 0xc000, 0x4780, 0x3dcd, 0x7f7e, 0x4b80});
+  // 1 + 2^-11 + 2^-40 becomes the tie 1 + 2^-11 in float32, then rounds to even.
+  CHECK(Bits(ParseOk("1.0004882812509095", DT_HALF)) == std::vector<uint16_t>{0x3c00});
+  const Tensor specials = ParseOk("[NaN, \"-Infinity\", inf]", DT_HALF);
+  CHECK(std::isnan(specials.flat<Half>()[0].ToFloat()));
+  CHECK(Bits(specials)[1] == 0xfc00);
+  CHECK(Bits(specials)[2] == 0x7c00);
+}
+
+TEST_CASE("Finite numbers that become infinite in float16 or bfloat16 are errors",
+          "[tools][feed][half]") {
+  CHECK_THAT(ParseError("[1, 65520]", DT_HALF),
+             Catch::Contains("value 65520 (element 1) cannot be float16: out of range"));
+  CHECK_THAT(ParseError("-1e5", DT_HALF), Catch::Contains("out of range"));
+  CHECK_THAT(ParseError("3.4e38", DT_BFLOAT16),
+             Catch::Contains("cannot be bfloat16: out of range"));
+  CHECK_THAT(ParseError("1e39", DT_BFLOAT16), Catch::Contains("out of range"));
+  CHECK_THAT(ParseError("\"x\"", DT_HALF), Catch::Contains("not a number"));
+}
+
+TEST_CASE("Every float16 and bfloat16 value round-trips through --output=json",
+          "[tools][feed][half]") {
+  for (DataType dtype : {DT_HALF, DT_BFLOAT16}) {
+    Tensor all = *Tensor::Allocate(TestAllocator(), dtype, TensorShape({65536}));
+    auto* bits = static_cast<uint16_t*>(all.raw_data());
+    for (uint32_t b = 0; b <= 0xffff; ++b) bits[b] = static_cast<uint16_t>(b);
+    const Tensor back = ParseOk(TensorValuesJson(all), dtype);
+    const uint16_t exponent = dtype == DT_HALF ? 0x7c00 : 0x7f80;
+    int wrong = 0;
+    for (uint32_t b = 0; b <= 0xffff; ++b) {
+      const uint16_t got = Bits(back)[b];
+      if ((b & 0x7fff) > exponent) {  // NaNs come back as a NaN
+        wrong += (got & 0x7fff) <= exponent;
+      } else {
+        wrong += got != b;
+      }
+    }
+    INFO(DataTypeString(dtype));
+    CHECK(wrong == 0);
+  }
+}
+
 TEST_CASE("Bools take true, false, 0 and 1; numbers take true and false", "[tools][feed]") {
   CHECK(Values<bool>(ParseOk("[true, false, 1, 0, 1.0]", DT_BOOL)) ==
         std::vector<bool>{true, false, true, false, true});
@@ -172,7 +248,6 @@ TEST_CASE("Strings feed string tensors only", "[tools][feed]") {
 }
 
 TEST_CASE("Dtypes without a conversion are refused", "[tools][feed]") {
-  CHECK_THAT(ParseError("1", DT_HALF), Catch::Contains("not supported"));
   CHECK_THAT(ParseError("1", DT_RESOURCE), Catch::Contains("not supported"));
   CHECK_THAT(ParseError("1", DT_COMPLEX64), Catch::Contains("not supported"));
 }
@@ -223,6 +298,38 @@ TEST_CASE("@file feeds read .npy (converted) and JSON files", "[tools][feed]") {
   t = ParseFeedValue("x", "@" + json, DT_INT64, TestAllocator());
   REQUIRE(t.ok());
   CHECK(Values<int64_t>(*t) == std::vector<int64_t>{1, 2, 3, 4});
+}
+
+TEST_CASE("@file feeds read float16 and bfloat16 .npy files", "[tools][feed][half]") {
+  Tensor halves = *Tensor::Allocate(TestAllocator(), DT_HALF, TensorShape({3}));
+  const std::vector<uint16_t> half_bits = {0x3e00, 0x7bff, 0x2e66};  // 1.5, 65504, ~0.1
+  std::copy(half_bits.begin(), half_bits.end(), static_cast<uint16_t*>(halves.raw_data()));
+  const std::string npy = TempPath("feed_halves.npy");
+  REQUIRE(WriteNpyFile(npy, halves).ok());
+  absl::StatusOr<Tensor> t = ParseFeedValue("x", "@" + npy, DT_HALF, TestAllocator());
+  INFO(t.status().ToString());
+  REQUIRE(t.ok());
+  CHECK(Bits(*t) == half_bits);
+  t = ParseFeedValue("x", "@" + npy, DT_FLOAT, TestAllocator());
+  REQUIRE(t.ok());
+  CHECK(Values<float>(*t) == std::vector<float>{1.5f, 65504.0f, 0.0999755859375f});
+  t = ParseFeedValue("x", "@" + npy, DT_BFLOAT16, TestAllocator());
+  REQUIRE(t.ok());
+  CHECK(Bits(*t) == std::vector<uint16_t>{0x3fc0, 0x4780, 0x3dcd});
+
+  // A float32 file fed to a float16 placeholder rounds; one that overflows is refused.
+  Tensor floats = *Tensor::Allocate(TestAllocator(), DT_FLOAT, TensorShape({2}));
+  floats.flat<float>()[0] = 0.1f;
+  floats.flat<float>()[1] = 65520.0f;
+  const std::string float_npy = TempPath("feed_floats.npy");
+  REQUIRE(WriteNpyFile(float_npy, floats).ok());
+  t = ParseFeedValue("x", "@" + float_npy, DT_BFLOAT16, TestAllocator());
+  REQUIRE(t.ok());
+  CHECK(Bits(*t) == std::vector<uint16_t>{0x3dcd, 0x4780});
+  t = ParseFeedValue("x", "@" + float_npy, DT_HALF, TestAllocator());
+  REQUIRE_FALSE(t.ok());
+  CHECK_THAT(std::string(t.status().message()),
+             Catch::Contains("converting float32 to float16: value 65520 (element 1)"));
 }
 
 TEST_CASE("ConvertTensor keeps same-dtype tensors and checks every element", "[tools][feed]") {

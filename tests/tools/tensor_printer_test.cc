@@ -51,9 +51,10 @@ TEST_CASE("Floats print shortest, integral ones as integers", "[tools][printer]"
   CHECK(FormatFloat(-0.0f) == "-0");
   CHECK(FormatFloat(1e20f) == "1e+20");
   CHECK(FormatFloat(1.2634871f) == "1.2634871");
-  CHECK(FormatFloat(std::nanf("")) == "NaN");
-  CHECK(FormatFloat(std::numeric_limits<float>::infinity()) == "Infinity");
-  CHECK(FormatFloat(-std::numeric_limits<float>::infinity()) == "-Infinity");
+  // Strict JSON (RFC 8259 has no NaN): protobuf's JSON mapping, as strings.
+  CHECK(FormatFloat(std::nanf("")) == "\"NaN\"");
+  CHECK(FormatFloat(std::numeric_limits<float>::infinity()) == "\"Infinity\"");
+  CHECK(FormatFloat(-std::numeric_limits<float>::infinity()) == "\"-Infinity\"");
   CHECK(FormatDouble(0.1) == "0.1");
   CHECK(FormatDouble(64.0) == "64");
   CHECK(FormatDouble(1.0 / 3) == "0.3333333333333333");
@@ -88,9 +89,17 @@ TEST_CASE("Integers print exactly, bytes as numbers", "[tools][printer]") {
   CHECK(TensorValuesJson(Make<double>(DT_DOUBLE, {0}, {})) == "[]");
 }
 
-TEST_CASE("NaN and infinities use Python's JSON spellings", "[tools][printer]") {
+TEST_CASE("NaN and infinities are JSON strings, and numpy's words in text",
+          "[tools][printer]") {
   Tensor t = Make<double>(DT_DOUBLE, {3}, {std::nan(""), INFINITY, -INFINITY});
-  CHECK(TensorValuesJson(t) == "[NaN, Infinity, -Infinity]");
+  CHECK(TensorValuesJson(t) == "[\"NaN\", \"Infinity\", \"-Infinity\"]");
+  CHECK(TensorValuesText(t) == "[ nan  inf -inf]");
+  Tensor f = Make<float>(DT_FLOAT, {2}, {NAN, 1.5f});
+  CHECK(TensorValuesJson(f) == "[\"NaN\", 1.5]");
+  CHECK(TensorValuesJson(Make<uint16_t>(DT_HALF, {2}, {0x7C00, 0x7E00})) ==
+        "[\"Infinity\", \"NaN\"]");
+  CHECK(TensorValuesJson(Make<float>(DT_COMPLEX64, {1}, {NAN, -INFINITY})) ==
+        "[[\"NaN\", \"-Infinity\"]]");
 }
 
 TEST_CASE("Strings are escaped JSON strings", "[tools][printer]") {
@@ -110,6 +119,18 @@ TEST_CASE("half, bfloat16 and complex print as numbers", "[tools][printer]") {
         "[1, -2, 0.33325195]");
   CHECK(TensorValuesJson(Make<uint16_t>(DT_BFLOAT16, {1}, {0x3F80})) == "[1]");
   CHECK(TensorValuesJson(Make<float>(DT_COMPLEX64, {1}, {1.5f, -2})) == "[[1.5, -2]]");
+}
+
+TEST_CASE("half and bfloat16 print their exact float values", "[tools][printer][half]") {
+  // Subnormals, the extremes, and 0.1 rounded (tests/tools/feed_parser_test.cc reads
+  // every value back).
+  CHECK(TensorValuesJson(Make<Half>(DT_HALF, {5}, {{0x0001}, {0x03ff}, {0xfbff}, {0x2e66},
+                                                   {0x8000}})) ==
+        "[5.9604645e-08, 6.097555e-05, -65504, 0.099975586, -0]");
+  CHECK(TensorValuesJson(Make<Bfloat16>(DT_BFLOAT16, {3}, {{0x0001}, {0x7f7f}, {0x3dcd}})) ==
+        "[9.1835e-41, 3.3895314e+38, 0.100097656]");
+  CHECK(TensorValuesText(Make<Half>(DT_HALF, {2, 2}, {{0x3e00}, {0x7c00}, {0xfe00}, {0x2e66}})) ==
+        "[[        1.5         inf]\n [        nan 0.099975586]]");
 }
 
 TEST_CASE("Text output nests like numpy with aligned columns", "[tools][printer]") {

@@ -824,7 +824,8 @@ TEST_CASE("ConcatV2 errors name the mismatching input and shapes", "[kernels][ar
       ErrorOf(ConcatV2({a, MakeTensor<float>({2, 3, 1}, {})}, 0)),
       Contains("Ranks of all input tensors should match: shape[0] = [2,3] vs. shape[1] = [2,3,1]"));
   CHECK_THAT(ErrorOf(ConcatV2({a, a, MakeTensor<float>({4, 3}, {})}, 1)),
-             Contains("Dimensions of inputs should match: shape[0] = [2,3] vs. shape[2] = [4,3]"));
+             Contains("Dimension 0 in both shapes must be equal: shape[0] = [2,3] vs. "
+                      "shape[2] = [4,3]"));
   CHECK_THAT(ErrorOf(ConcatV2({a, a}, 2)),
              Contains("Expected concatenating dimensions in the range [-2, 2), but got 2"));
   CHECK_THAT(ErrorOf(ConcatV2({a, a}, -3)), Contains("but got -3"));

@@ -101,8 +101,10 @@ TEST_CASE("_FusedMatMul equals MatMul, BiasAdd and the activation", "[fused][mat
   const Tensor got = RunOp(fused);
   CHECK(testing::DimsOf(got) == testing::DimsOf(want));
   // Sums of hundreds of terms up to 8 in magnitude, added in another order, differ by
-  // a few float ulps of the terms: 1e-5 holds up to k = 300, 784 terms need 1e-4.
-  CheckNear(Values<float>(got), Values<float>(want), c.k > 300 ? 1e-4 : 1e-5);
+  // float ulps of the terms, and how many depends on the blocking the GEMM picks for the
+  // CPU: on AVX-512 1e-5 held up to k = 300, on an AVX2 EPYC k = 300 differs by 1.7e-5.
+  // The worst case grows with k (k * 2^-24 * 8 per unit of b), so the bound does too.
+  CheckNear(Values<float>(got), Values<float>(want), c.k > 300 ? 2e-4 : 1e-4);
 }
 
 NodeDef FusedMatMulNode(bool constant_weights) {

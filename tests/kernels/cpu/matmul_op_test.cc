@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -235,7 +236,7 @@ TEST_CASE("MatMul rejects mismatched and non-matrix operands in TensorFlow's wor
         "In[1] is not a matrix. Instead it has shape [3]");
 }
 
-TEST_CASE("MatMul has float and double kernels only", "[kernels][matmul]") {
+TEST_CASE("MatMul has no integer kernels", "[kernels][matmul]") {
   absl::StatusOr<Tensor> out =
       MatMul(MakeTensor<int32_t>({1, 1}, {2}), MakeTensor<int32_t>({1, 1}, {3}));
   REQUIRE(!out.ok());
@@ -446,6 +447,131 @@ TEST_CASE("BatchMatMulV2 with empty batches or matrices", "[kernels][matmul][bat
   REQUIRE(out.ok());
   CHECK(out->shape() == TensorShape({2, 2, 3}));
   CHECK(Values<float>(*out) == std::vector<float>(12, 0.0f));
+}
+
+// ---------------------------------------------------------------------------------------
+// Half and bfloat16: a float product converted back once, rounded (half) or truncated
+// (bfloat16) as TF 2.21's CPU kernel does. Expected bits are TF's.
+
+// ((sum of index * coefficient + offset) % 128 - 64) / 64 at each index, row-major:
+// exact in half and bfloat16, and coarse enough that every float sum of products is
+// exact, so TF's bits do not depend on the order of the float sum.
+template <typename T>
+Tensor Grid(const std::vector<int64_t>& shape, const std::vector<int64_t>& coefficients,
+            int64_t offset) {
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  std::vector<T> values;
+  for (int64_t flat = 0; flat < count; ++flat) {
+    int64_t n = offset;
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1, rest = flat; d >= 0; --d) {
+      n += (rest % shape[d]) * coefficients[d];
+      rest /= shape[d];
+    }
+    values.push_back(T::FromFloat((n % 128 - 64) / 64.0f));
+  }
+  return Filled<T>(shape, values);
+}
+
+template <typename T>
+Tensor Transposed(const Tensor& matrix) {
+  const int64_t rows = matrix.shape().dim_size(0), cols = matrix.shape().dim_size(1);
+  std::vector<T> values(rows * cols);
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) values[j * rows + i] = matrix.flat<T>()[i * cols + j];
+  }
+  return Filled<T>({cols, rows}, values);
+}
+
+void CheckBits(const absl::StatusOr<Tensor>& got, const std::vector<uint16_t>& want) {
+  INFO(got.status().ToString());
+  REQUIRE(got.ok());
+  const auto* bits = static_cast<const uint16_t*>(got->raw_data());
+  CHECK(std::vector<uint16_t>(bits, bits + got->NumElements()) == want);
+}
+
+TEST_CASE("half MatMul and BatchMatMulV2 match TF", "[kernels][matmul][half]") {
+  const Tensor a = Grid<Half>({6, 40}, {7, 13}, 0);
+  const Tensor b = Grid<Half>({40, 5}, {5, 11}, 3);
+  const std::vector<uint16_t> want = {
+      0x3888, 0x3cd1, 0x42ef, 0x42b6, 0x3af0, 0x3bbe, 0x3cee, 0x423e, 0x4146, 0xb328,
+      0xb618, 0xb7d4, 0x3c1c, 0x442b, 0x3b7c, 0x3554, 0xb0c0, 0x3bf6, 0x4387, 0x3108,
+      0xb9a0, 0xbe3b, 0xba4c, 0x3e6f, 0x3e84, 0xb6d4, 0xbffe, 0xbfc7, 0xb440, 0x4214};
+  CheckBits(MatMul(a, b), want);
+  CheckBits(MatMul(Transposed<Half>(a), Transposed<Half>(b), true, true), want);
+  const Tensor x = Grid<Half>({2, 3, 40}, {17, 7, 13}, 1);
+  const Tensor y = Grid<Half>({2, 40, 4}, {3, 5, 11}, 2);
+  CheckBits(BatchMatMul("BatchMatMulV2", x, y),
+            {0x3940, 0x3c9b, 0x42eb, 0x42c8, 0x3d15, 0x3cb2, 0x4238, 0x4156,
+             0x3050, 0xb86e, 0x3c08, 0x4432, 0xbaf8, 0xbc93, 0x32b0, 0x3d3f,
+             0xb6d4, 0xbdaa, 0xba3e, 0x42c6, 0xbc0e, 0xc010, 0xbdb4, 0x40fc});
+  // One y for both batches: the stacked single-GEMM path.
+  const Tensor y0 = Grid<Half>({40, 4}, {5, 11}, 2);
+  CheckBits(BatchMatMul("BatchMatMulV2", x, y0),
+            {0x3940, 0x3c9b, 0x42eb, 0x42c8, 0x3d15, 0x3cb2, 0x4238, 0x4156,
+             0x3050, 0xb86e, 0x3c08, 0x4432, 0xb068, 0xbc84, 0x3328, 0x4267,
+             0x38d0, 0xbd4d, 0xb984, 0x3e49, 0x2fd0, 0xc01b, 0xbdc9, 0x3a48});
+}
+
+TEST_CASE("bfloat16 MatMul and BatchMatMulV2 match TF", "[kernels][matmul][half]") {
+  const Tensor a = Grid<Bfloat16>({6, 40}, {7, 13}, 0);
+  const Tensor b = Grid<Bfloat16>({40, 5}, {5, 11}, 3);
+  const std::vector<uint16_t> want = {
+      0x3f11, 0x3f9a, 0x405d, 0x4056, 0x3f5e, 0x3f77, 0x3f9d, 0x4047, 0x4028, 0xbe65,
+      0xbec3, 0xbefa, 0x3f83, 0x4085, 0x3f6f, 0x3eaa, 0xbe18, 0x3f7e, 0x4070, 0x3e21,
+      0xbf34, 0xbfc7, 0xbf49, 0x3fcd, 0x3fd0, 0xbeda, 0xbfff, 0xbff8, 0xbe88, 0x4042};
+  CheckBits(MatMul(a, b), want);
+  CheckBits(MatMul(Transposed<Bfloat16>(a), Transposed<Bfloat16>(b), true, true), want);
+  const Tensor x = Grid<Bfloat16>({2, 3, 40}, {17, 7, 13}, 1);
+  const Tensor y = Grid<Bfloat16>({2, 40, 4}, {3, 5, 11}, 2);
+  CheckBits(BatchMatMul("BatchMatMulV2", x, y),
+            {0x3f28, 0x3f93, 0x405d, 0x4059, 0x3fa2, 0x3f96, 0x4046, 0x402a,
+             0x3e0a, 0xbf0d, 0x3f81, 0x4086, 0xbf5f, 0xbf92, 0x3e56, 0x3fa7,
+             0xbeda, 0xbfb5, 0xbf47, 0x4058, 0xbf81, 0xc002, 0xbfb6, 0x401f});
+  // One y for both batches: the stacked single-GEMM path.
+  const Tensor y0 = Grid<Bfloat16>({40, 4}, {5, 11}, 2);
+  CheckBits(BatchMatMul("BatchMatMulV2", x, y0),
+            {0x3f28, 0x3f93, 0x405d, 0x4059, 0x3fa2, 0x3f96, 0x4046, 0x402a,
+             0x3e0a, 0xbf0d, 0x3f81, 0x4086, 0xbe0d, 0xbf90, 0x3e65, 0x404c,
+             0x3f1a, 0xbfa9, 0xbf30, 0x3fc9, 0x3dfa, 0xc003, 0xbfb9, 0x3f49});
+}
+
+// A random 64x64x64 product against a float sum converted back in the same way; the BLAS
+// sums in another order, so an element may land one unit away where the two float sums
+// straddle a rounding point (about 1 in 4000 against TF, see matmul_op.cc).
+template <typename T>
+void CheckRandomHalfMatMul() {
+  const int64_t m = 64, k = 64, n = 64;
+  std::vector<T> a, b;
+  for (float v : Random<float>(m * k, 3)) a.push_back(T::FromFloat(4 * v));
+  for (float v : Random<float>(k * n, 4)) b.push_back(T::FromFloat(4 * v));
+  absl::StatusOr<Tensor> out = MatMul(Filled<T>({m, k}, a), Filled<T>({k, n}, b));
+  REQUIRE(out.ok());
+  REQUIRE(out->dtype() == DataTypeOf<T>());
+  int exact = 0, off_by_one = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      float sum = 0;
+      for (int64_t p = 0; p < k; ++p) sum += a[i * k + p].ToFloat() * b[p * n + j].ToFloat();
+      T want;
+      if constexpr (std::is_same_v<T, Bfloat16>) {
+        want = Bfloat16::FromFloatTruncated(sum);
+      } else {
+        want = T::FromFloat(sum);
+      }
+      const int distance = std::abs(out->flat<T>()[i * n + j].bits - want.bits);
+      exact += distance == 0;
+      off_by_one += distance == 1;
+    }
+  }
+  CHECK(exact + off_by_one == m * n);
+  CHECK(exact >= m * n * 99 / 100);
+}
+
+TEST_CASE("Random half and bfloat16 products round once from a float sum",
+          "[kernels][matmul][half]") {
+  CheckRandomHalfMatMul<Half>();
+  CheckRandomHalfMatMul<Bfloat16>();
 }
 
 }  // namespace

@@ -1,0 +1,253 @@
+// MaxPoolGrad and MaxPoolGradV2 (float, double) as TF's CPU kernel computes them: each
+// pooling window's incoming gradient goes to the window's maximum in orig_input, found
+// again here (orig_output is only checked for its shape, as TF does); a tie goes to the
+// first maximum in scan order (row by row, left to right), and a NaN wins only where it
+// comes first (TF keeps the first element unless a later one compares greater). Windows
+// that overlap add their gradients into the same element in output order, TF's order.
+//
+// Not a oneDNN primitive: oneDNN's max-pool backward takes its argmax from a forward
+// workspace, so it would need a forward pass anyway and TF's tie and NaN rules are
+// simplest to keep in this loop (one compare per window element, as the forward pool).
+//
+// TF's CPU kernel takes only NHWC; this one also takes NCHW (TF's GPU kernel does).
+// ksize/strides are 4-vectors in data_format order (V2: int32 inputs); SAME, VALID or
+// EXPLICIT padding, explicit pads smaller than the window. Errors use TF's words.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "graph/status_macros.h"
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/register_cpu_kernels.h"
+#include "kernels/cpu/window_geometry.h"
+#include "runtime/kernel_registry.h"
+
+namespace dflow {
+namespace {
+
+// One call's sizes: the forward pool's input image, window and output, per image.
+struct PoolGradGeometry {
+  int64_t batch = 0, depth = 0;
+  WindowDim rows, cols;
+};
+
+// Strides (in elements) of an image batch laid out as `layout`, for an image of
+// `height` x `width` x `depth`.
+struct ImageStrides {
+  int64_t image, row, col, channel;
+};
+
+ImageStrides StridesOf(const ImageLayout& layout, int64_t height, int64_t width, int64_t depth) {
+  if (layout.nchw) return {depth * height * width, width, 1, height * width};
+  return {height * width * depth, width * depth, depth, 1};
+}
+
+// TF's window checks for MaxPoolGrad (its texts differ from MaxPool's).
+absl::Status CheckWindow(const std::vector<int64_t>& ksize, const std::vector<int64_t>& strides,
+                         const ImageLayout& layout) {
+  if (ksize.size() != 4) {
+    return absl::InvalidArgumentError("Sliding window ksize field must specify 4 dimensions");
+  }
+  if (strides.size() != 4) {
+    return absl::InvalidArgumentError("Sliding window strides field must specify 4 dimensions");
+  }
+  if (ksize[layout.batch] != 1 || strides[layout.batch] != 1) {
+    return absl::UnimplementedError("Pooling is not yet supported on the batch dimension.");
+  }
+  if (ksize[layout.channel] != 1 || strides[layout.channel] != 1) {
+    return absl::UnimplementedError("MaxPoolingGrad is not yet supported on the depth dimension.");
+  }
+  // TF does not check the window size (a zero makes it read outside the window); this
+  // kernel refuses it with MaxPool's words.
+  for (int i = 0; i < 4; ++i) {
+    if (ksize[i] <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Sliding window ksize for dimension ", i, " was zero or negative"));
+    }
+  }
+  for (int i : {layout.height, layout.width}) {
+    if (strides[i] <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat("Stride must be > 0, but got ", strides[i]));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// TF's PoolParameters check on explicit pads: each smaller than the window.
+absl::Status CheckExplicitPads(const WindowDim& rows, const WindowDim& cols) {
+  const struct {
+    const char* side;
+    int64_t pad, window;
+  } sides[] = {{"Top", rows.pad_before, rows.size},
+               {"Bottom", rows.pad_after, rows.size},
+               {"Left", cols.pad_before, cols.size},
+               {"Right", cols.pad_after, cols.size}};
+  for (const auto& s : sides) {
+    if (s.pad >= s.window) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          s.side, " padding ", s.pad, " needs to be smaller than the window size ", s.window));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The int32 vector input `index` (V2's ksize, strides), read flat as TF does.
+std::vector<int64_t> IntsOf(const Tensor& t) {
+  const int32_t* data = t.data<int32_t>();
+  return std::vector<int64_t>(data, data + t.NumElements());
+}
+
+// The gradient of one image: `out` (the input's shape, zeroed) gets each window's
+// gradient at the window's first maximum of `in`.
+template <typename T>
+void MaxPoolGradImage(const PoolGradGeometry& g, const ImageStrides& in_s,
+                      const ImageStrides& out_s, const T* in, const T* grad, T* out) {
+  for (int64_t oy = 0; oy < g.rows.output; ++oy) {
+    const int64_t y0 = std::max<int64_t>(oy * g.rows.stride - g.rows.pad_before, 0);
+    const int64_t y1 = std::min(oy * g.rows.stride - g.rows.pad_before + g.rows.size, g.rows.input);
+    for (int64_t ox = 0; ox < g.cols.output; ++ox) {
+      const int64_t x0 = std::max<int64_t>(ox * g.cols.stride - g.cols.pad_before, 0);
+      const int64_t x1 =
+          std::min(ox * g.cols.stride - g.cols.pad_before + g.cols.size, g.cols.input);
+      for (int64_t c = 0; c < g.depth; ++c) {
+        int64_t best = -1;
+        for (int64_t y = y0; y < y1; ++y) {
+          for (int64_t x = x0; x < x1; ++x) {
+            const int64_t i = y * in_s.row + x * in_s.col + c * in_s.channel;
+            if (best < 0 || in[best] < in[i]) best = i;
+          }
+        }
+        if (best >= 0) out[best] += grad[oy * out_s.row + ox * out_s.col + c * out_s.channel];
+      }
+    }
+  }
+}
+
+template <typename T>
+class MaxPoolGradOp : public OpKernel {
+ public:
+  // `window_from_inputs`: V2, whose ksize and strides are inputs 3 and 4.
+  MaxPoolGradOp(OpKernelConstruction* c, bool window_from_inputs)
+      : OpKernel(c), window_from_inputs_(window_from_inputs) {
+    std::string format, padding;
+    OP_REQUIRES_OK(c, c->GetAttr("data_format", &format));
+    OP_ASSIGN_OR_RETURN(c, layout_, ParseDataFormat(format));
+    if (!window_from_inputs_) {
+      OP_REQUIRES_OK(c, c->GetAttr("ksize", &ksize_));
+      OP_REQUIRES_OK(c, c->GetAttr("strides", &strides_));
+      OP_REQUIRES_OK(c, CheckWindow(ksize_, strides_, layout_));
+    }
+    OP_REQUIRES_OK(c, c->GetAttr("padding", &padding));
+    OP_ASSIGN_OR_RETURN(c, padding_, ParsePadding(padding, /*allow_explicit=*/true));
+    // Like TF, explicit_paddings is looked at only for EXPLICIT padding.
+    if (padding_ == Padding::kExplicit) {
+      std::vector<int64_t> pads;
+      OP_REQUIRES_OK(c, c->GetAttr("explicit_paddings", &pads));
+      OP_ASSIGN_OR_RETURN(c, pads_, ParseExplicitPaddings(padding_, pads, layout_));
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<PoolGradGeometry> geometry = Geometry(*ctx);
+    OP_REQUIRES(ctx, geometry.ok(),
+                absl::Status(geometry.status().code(),
+                             absl::StrCat(type_string(), ": ", geometry.status().message())));
+    const PoolGradGeometry& g = *geometry;
+    const Tensor& in = ctx->input(0);
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, in.shape()));
+    T* out_data = out->data<T>();
+    std::fill_n(out_data, out->NumElements(), T(0));
+    const ImageStrides in_s = StridesOf(layout_, g.rows.input, g.cols.input, g.depth);
+    const ImageStrides grad_s = StridesOf(layout_, g.rows.output, g.cols.output, g.depth);
+    const T* in_data = in.data<T>();
+    const T* grad_data = ctx->input(2).data<T>();
+    const int64_t cost = g.depth * g.rows.output * g.cols.output * g.rows.size * g.cols.size + 1;
+    ParallelForElements(ctx, g.batch, cost, [&](int64_t begin, int64_t end) {
+      for (int64_t b = begin; b < end; ++b) {
+        MaxPoolGradImage(g, in_s, grad_s, in_data + b * in_s.image, grad_data + b * grad_s.image,
+                         out_data + b * in_s.image);
+      }
+    });
+  }
+
+ private:
+  // TF's checks in its order: ranks, the window, its output size, then the shapes of
+  // orig_output and grad.
+  absl::StatusOr<PoolGradGeometry> Geometry(const OpKernelContext& ctx) const {
+    const char* names[] = {"tensor_in", "tensor_out", "out_backprop"};
+    for (int i = 0; i < 3; ++i) {
+      if (ctx.input(i).shape().dims() != 4) {
+        return absl::InvalidArgumentError(absl::StrCat(names[i], " must be 4-dimensional"));
+      }
+    }
+    std::vector<int64_t> ksize = ksize_, strides = strides_;
+    if (window_from_inputs_) {
+      ksize = IntsOf(ctx.input(3));
+      strides = IntsOf(ctx.input(4));
+      DFLOW_RETURN_IF_ERROR(CheckWindow(ksize, strides, layout_));
+    }
+    const TensorShape& in = ctx.input(0).shape();
+    PoolGradGeometry g;
+    g.batch = in.dim_size(layout_.batch);
+    g.depth = in.dim_size(layout_.channel);
+    g.rows = {in.dim_size(layout_.height),
+              ksize[layout_.height],
+              strides[layout_.height],
+              1,
+              pads_[0],
+              pads_[1]};
+    g.cols = {in.dim_size(layout_.width),
+              ksize[layout_.width],
+              strides[layout_.width],
+              1,
+              pads_[2],
+              pads_[3]};
+    if (padding_ == Padding::kExplicit) DFLOW_RETURN_IF_ERROR(CheckExplicitPads(g.rows, g.cols));
+    DFLOW_RETURN_IF_ERROR(ComputeWindow(padding_, &g.rows));
+    DFLOW_RETURN_IF_ERROR(ComputeWindow(padding_, &g.cols));
+    const TensorShape want(ImageDims(layout_, g.batch, g.rows.output, g.cols.output, g.depth));
+    const char* what[] = {"orig_output", "grad"};
+    for (int i = 1; i <= 2; ++i) {
+      if (ctx.input(i).shape() != want) {
+        return absl::InvalidArgumentError(absl::StrCat("Expected ", what[i - 1], " shape to be ",
+                                                       want.DebugString(), ", but got ",
+                                                       ctx.input(i).shape().DebugString()));
+      }
+    }
+    return g;
+  }
+
+  const bool window_from_inputs_;
+  ImageLayout layout_;
+  Padding padding_ = Padding::kValid;
+  std::vector<int64_t> ksize_, strides_;
+  std::vector<int64_t> pads_ = std::vector<int64_t>(4, 0);  // {top, bottom, left, right}
+};
+
+template <typename T, bool kWindowFromInputs>
+std::unique_ptr<OpKernel> MakeMaxPoolGrad(OpKernelConstruction* c) {
+  return std::make_unique<MaxPoolGradOp<T>>(c, kWindowFromInputs);
+}
+
+template <typename T>
+absl::Status RegisterForType(KernelRegistry* registry) {
+  DFLOW_RETURN_IF_ERROR(
+      registry->Register(KernelDefBuilder("MaxPoolGrad").Device("CPU").TypeConstraint<T>("T"),
+                         MakeMaxPoolGrad<T, false>));
+  return registry->Register(KernelDefBuilder("MaxPoolGradV2")
+                                .Device("CPU")
+                                .TypeConstraint<T>("T")
+                                .HostMemory("ksize")
+                                .HostMemory("strides"),
+                            MakeMaxPoolGrad<T, true>);
+}
+
+}  // namespace
+
+absl::Status RegisterMaxPoolGradKernels(KernelRegistry* registry) {
+  DFLOW_RETURN_IF_ERROR(RegisterForType<float>(registry));
+  return RegisterForType<double>(registry);
+}
+
+}  // namespace dflow
