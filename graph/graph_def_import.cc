@@ -126,8 +126,8 @@ class Importer {
       AddProblem(def, "Node name is not unique");
       return false;
     }
-    if (def.op().empty()) {
-      AddProblem(def, "Node does not specify an operation");
+    if (def.op().empty()) {  // TF: NOT_FOUND "Op type not registered ''"
+      AddProblem(def, "Node does not specify an operation", absl::StatusCode::kNotFound);
       return false;
     }
     if (graph_->FindOpDef(def.op()) == nullptr) {
@@ -385,7 +385,12 @@ absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(GraphDef&& graph_def,
 
 absl::Status ProblemsToStatus(const std::vector<GraphProblem>& problems) {
   if (problems.empty()) return absl::OkStatus();
-  const absl::StatusCode code = problems[0].code;
+  // TF looks every op up (adding default attrs) before any other check, so an
+  // unregistered op anywhere is its error; otherwise it stops at the first problem.
+  absl::StatusCode code = problems[0].code;
+  for (const GraphProblem& p : problems) {
+    if (p.code == absl::StatusCode::kNotFound) code = absl::StatusCode::kNotFound;
+  }
   if (problems.size() == 1) return absl::Status(code, problems[0].message);
   std::string message = absl::StrCat("GraphDef has ", problems.size(), " problems:");
   for (const GraphProblem& p : problems) absl::StrAppend(&message, "\n  ", p.message);

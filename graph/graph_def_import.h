@@ -36,7 +36,8 @@ inline constexpr int kGraphDefVersion = 134;
 struct GraphProblem {
   std::string node;     // the offending node; empty for graph-level problems
   std::string message;  // a complete sentence that names the node
-  // TF's code for the problem: NOT_FOUND for an unregistered op, else INVALID_ARGUMENT.
+  // TF's code for the problem: NOT_FOUND for an unregistered or missing op, else
+  // INVALID_ARGUMENT.
   absl::StatusCode code = absl::StatusCode::kInvalidArgument;
 };
 
@@ -74,8 +75,9 @@ absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(
     GraphDef&& graph_def, const ImportOptions& options = {},
     const OpRegistry& ops = OpRegistry::Global());
 
-// One status listing `problems` ("GraphDef has N problems:\n  ..."), with the first
-// problem's code (TensorFlow stops at the first problem in node order and reports its).
+// One status listing `problems` ("GraphDef has N problems:\n  ..."), with TensorFlow's
+// code: NOT_FOUND when any op is unregistered (TF looks every op up first), else the
+// first problem's (TF stops at the first problem in node order).
 absl::Status ProblemsToStatus(const std::vector<GraphProblem>& problems);
 
 // One paragraph for stderr about dropped attrs: what they are, why, and where.

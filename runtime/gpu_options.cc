@@ -41,10 +41,10 @@ absl::StatusOr<std::vector<int>> ParseVisibleDeviceList(absl::string_view list,
     for (int i = 0; i < num_physical; ++i) order.push_back(i);
     return order;
   }
-  std::vector<bool> seen(std::max(0, num_physical), false);
+  // TF 2.21's words and order (tsl/framework/device_id_utils.cc): every entry is parsed
+  // and range-checked first, repeats are looked for afterwards.
   for (absl::string_view entry : absl::StrSplit(list, ',')) {
     int id = 0;
-    // TF 2.21's words (tsl/framework/device_id_utils.cc).
     if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(entry), &id)) {
       return absl::InvalidArgumentError(
           absl::StrCat("Could not parse entry in 'visible_device_list': '", entry, "'."));
@@ -54,12 +54,15 @@ absl::StatusOr<std::vector<int>> ParseVisibleDeviceList(absl::string_view list,
           "'visible_device_list' listed an invalid Device id '", id,
           "' but visible device count is ", num_physical));
     }
+    order.push_back(id);
+  }
+  std::vector<bool> seen(std::max(0, num_physical), false);
+  for (int id : order) {
     if (seen[id]) {
       return absl::InvalidArgumentError(
           absl::StrCat("visible_device_list contained a duplicate entry: ", list));
     }
     seen[id] = true;
-    order.push_back(id);
   }
   return order;
 }

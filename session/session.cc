@@ -98,7 +98,8 @@ absl::Status CheckFeeds(const ExecutionPlan& plan, const std::vector<Tensor>& fe
 }
 
 // For each fetch, the index of the feed of the same tensor, or -1; empty when no fetch
-// is fed (the common case, which then costs nothing more).
+// is fed (the common case: it allocates nothing, and a Run has a handful of feeds and
+// fetches, so comparing names pairwise is cheaper than hashing them).
 std::vector<int> FetchesAnsweredByFeeds(const PlanSignature& signature) {
   std::vector<int> fed;
   if (signature.feeds.empty()) return fed;
@@ -371,7 +372,12 @@ absl::Status Session::CheckFedTensorsExist(const std::vector<std::string>& names
     }
     state = state_;
   }
+  absl::flat_hash_set<std::string> seen;
   for (size_t i = 0; i < names.size(); ++i) {
+    if (!seen.insert(names[i]).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Endpoint \"", names[i], "\" fed more than once."));
+    }
     DFLOW_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(names[i]));
     const Node* node = state->graph->FindNode(id.node);
     if (node == nullptr) return TensorNotInGraph(names[i]);
@@ -382,6 +388,14 @@ absl::Status Session::CheckFedTensorsExist(const std::vector<std::string>& names
                                                      DataTypeString(expected), " but ",
                                                      DataTypeString(values[i].dtype()),
                                                      " is provided"));
+    }
+    // The same shape check as CheckFeeds (and TF's Python Session).
+    const PartialShape fed = values[i].shape().ToPartialShape();
+    const PartialShape& declared = node->output_shapes()[id.index];
+    if (!declared.IsCompatibleWith(fed)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Cannot feed value of shape ", fed.ToString(), " for tensor '", names[i],
+                       "', which has shape ", declared.ToString()));
     }
   }
   return absl::OkStatus();

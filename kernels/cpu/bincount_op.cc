@@ -65,11 +65,14 @@ class DenseBincountOp : public OpKernel {
                 matrix ? KernelError(*ctx, "Input 'in' must be non-negative! Negative input "
                                            "value found: ", lowest)
                        : KernelError(*ctx, "Input arr must be non-negative!"));
-    const TensorShape out_shape = matrix ? TensorShape({rows, int64_t{size}})
-                                         : TensorShape({int64_t{size}});
+    // Checked: [2^40 + 1, 0] rows times size 2^24 must not wrap to a small buffer.
+    OP_ASSIGN_OR_RETURN(ctx, const TensorShape out_shape,
+                        OutputShape(*ctx, matrix ? std::vector<int64_t>{rows, int64_t{size}}
+                                                 : std::vector<int64_t>{int64_t{size}}));
     OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, out_shape));
     T* bins = output->data<T>();
     std::fill_n(bins, output->NumElements(), T(0));
+    if (input.NumElements() == 0) return;  // nothing to count, however many empty rows
     const T* w = weights.NumElements() == 0 ? nullptr : weights.data<T>();
     ParallelForElements(ctx, rows, cols * 4 + 1, [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {

@@ -163,9 +163,14 @@ absl::StatusOr<ConvGeometry> MakeDepthwiseGeometry(const ConvAttrs& a, const Ten
     return absl::InvalidArgumentError(absl::StrCat(
         "input and filter must have the same depth: ", in_depth, " vs ", filter.dim_size(2)));
   }
+  int64_t out_depth = 0;
+  if (__builtin_mul_overflow(in_depth, filter.dim_size(3), &out_depth)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "in_depth * depth_multiplier overflows int64: ", in_depth, " * ", filter.dim_size(3)));
+  }
   DFLOW_ASSIGN_OR_RETURN(TensorShape grouped,
                          TensorShape::Make({filter.dim_size(0), filter.dim_size(1), 1,
-                                            in_depth * filter.dim_size(3)}));
+                                            out_depth}));
   return MakeGeometry(a, input, grouped);
 }
 

@@ -74,8 +74,8 @@ class MatMulOp : public OpKernel {
     const Tensor& b = ctx->input(1);
     OP_ASSIGN_OR_RETURN(ctx, const MatMulDims dims,
                         GetMatMulDims(a.shape(), b.shape(), transpose_a_, transpose_b_));
-    const int64_t m = dims.m, k = dims.k, n = dims.n;
-    OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, TensorShape({m, n})));
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * out,
+                        ctx->allocate_output(0, TensorShape({dims.m, dims.n})));
     if (out->NumElements() == 0) return;
     if constexpr (kIsHalfOrBfloat16<T>) {
       OP_ASSIGN_OR_RETURN(ctx, const Tensor a_float, HalfToFloat<T>(ctx, a));

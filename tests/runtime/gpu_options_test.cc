@@ -206,6 +206,9 @@ TEST_CASE("Bad visible_device_list entries are INVALID_ARGUMENT naming the field
         "'visible_device_list' listed an invalid Device id '5' but visible device count is 2");
   CHECK(PlanError(Visible("0,x"), FreshCards(2, kGiB)).message() ==
         "Could not parse entry in 'visible_device_list': 'x'.");
+  // Every entry is range-checked before repeats are looked for, as in TF.
+  CHECK(PlanError(Visible("0,0,7"), FreshCards(2, kGiB)).message() ==
+        "'visible_device_list' listed an invalid Device id '7' but visible device count is 2");
 }
 
 TEST_CASE("device_count[\"GPU\"] caps the number of GPUs", "[gpu_options]") {

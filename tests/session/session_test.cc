@@ -210,6 +210,12 @@ TEST_CASE("Run errors are clear and leave the session usable", "[session]") {
   CHECK(out[1].shape() == TensorShape({4, 3}));
   CHECK(s->Run({{"nope", FloatTensor({1}, {1})}}, {"nope"}, {}, &out).code() ==
         absl::StatusCode::kInvalidArgument);
+  // With nothing left to compute, the feeds are still checked as a step checks them.
+  CHECK(s->Run({{"x", FloatTensor({2, 2}, {1, 2, 3, 4})}}, {"x"}, {}, &out).message() ==
+        "Cannot feed value of shape [2,2] for tensor 'x:0', which has shape [?,3]");
+  CHECK(s->Run({{"x", FloatTensor({1, 3}, {1, 2, 3})}, {"x:0", FloatTensor({1, 3}, {1, 2, 3})}},
+               {"x"}, {}, &out)
+            .message() == "Endpoint \"x:0\" fed more than once.");
 
   // Still usable.
   absl::Status fine = s->Run({{"x", FloatTensor({4, 3}, std::vector<float>(12, 1.f))}}, {"r"}, {}, &out);

@@ -278,6 +278,49 @@ def half_graphs():
            dtypes={"x": dtype})
 
 
+def keras_frozen_cnn():
+  """A small Keras CNN frozen as users freeze TF 2 models (convert_variables_to_constants_v2):
+  Conv2D, BatchNormalization (FusedBatchNormV3), DepthwiseConv2D, ReLU6, pooling, Dense."""
+  from tensorflow.python.framework import convert_to_constants
+  tf.compat.v1.enable_eager_execution()
+  try:
+    tf.keras.utils.set_random_seed(7)
+    model = tf.keras.Sequential([
+        tf.keras.Input((12, 12, 3)),
+        tf.keras.layers.Conv2D(8, 3, padding="same", use_bias=False),
+        tf.keras.layers.BatchNormalization(),
+        tf.keras.layers.ReLU(),
+        tf.keras.layers.DepthwiseConv2D(3, strides=2, padding="same", use_bias=False),
+        tf.keras.layers.BatchNormalization(),
+        tf.keras.layers.ReLU(6.0),
+        tf.keras.layers.MaxPooling2D(2),
+        tf.keras.layers.GlobalAveragePooling2D(),
+        tf.keras.layers.Dense(4, activation="softmax"),
+    ])
+    for layer in model.layers:  # non-trivial moving statistics
+      if isinstance(layer, tf.keras.layers.BatchNormalization):
+        n = layer.moving_mean.shape[0]
+        layer.moving_mean.assign(RNG.standard_normal(n).astype(np.float32) * 0.1)
+        layer.moving_variance.assign(RNG.uniform(0.5, 1.5, n).astype(np.float32))
+    fn = tf.function(lambda x: model(x, training=False)).get_concrete_function(
+        tf.TensorSpec((2, 12, 12, 3), tf.float32, name="x"))
+    frozen = convert_to_constants.convert_variables_to_constants_v2(fn)
+    graph_def = frozen.graph.as_graph_def()
+  finally:
+    tf.compat.v1.disable_eager_execution()
+  path = write_graph(graph_def, "keras_frozen_cnn.pb", False)
+  feeds = {"x": RNG.standard_normal((2, 12, 12, 3)).astype(np.float32)}
+  values, dtypes = run_file(path, feeds, ["Identity"])
+  dump(os.path.join(GOLDENS, "keras_frozen_cnn.json"), {
+      "file": path,
+      "generator": "TensorFlow %s, tf.compat.v1.Session on the file as written" % tf.__version__,
+      "note": "Keras Conv2D/BatchNormalization/DepthwiseConv2D/ReLU6/pooling/Dense frozen with "
+              "convert_variables_to_constants_v2",
+      "feeds": {k: tensor_json(v, v.dtype) for k, v in feeds.items()},
+      "fetches": {"Identity": tensor_json(values[0], dtypes[0])},
+  })
+
+
 def unknown_attr_graph():
   """What a TensorFlow newer than 2.21 may write: an attr 2.21's MatMul does not declare."""
   with tf.Graph().as_default() as g:
@@ -387,6 +430,7 @@ def main():
   seed_graphs()
   attr_graphs()
   half_graphs()
+  keras_frozen_cnn()
   unknown_attr_graph()
   import_only_graphs()
   error_cases()

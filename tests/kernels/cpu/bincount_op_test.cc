@@ -158,5 +158,18 @@ TEST_CASE("DenseBincount rejects negative values and bad shapes with TF's messag
              Contains(weights_error + "[]"));
 }
 
+TEST_CASE("DenseBincount refuses an output shape that overflows, whatever the empty input",
+          "[kernels][bincount]") {
+  // 2^40 + 1 empty rows times 2^24 bins wraps int64's element count to 2^24: the kernel
+  // must refuse the shape, not allocate 2^24 bins for it.
+  const Tensor empty_rows = Filled<int64_t>({(int64_t{1} << 40) + 1, 0}, {});
+  CHECK_THAT(ErrorOf(Bincount<int64_t>(empty_rows, int64_t{1} << 24, Vec<int32_t>({}))),
+             Contains("output shape [1099511627777,16777216] is invalid"));
+  // Many empty rows with a small size are fine: zeros, counted in no time.
+  auto zeros = Bincount<int64_t>(Filled<int64_t>({100000, 0}, {}), 3, Vec<int32_t>({}));
+  REQUIRE(zeros.ok());
+  CHECK(DimsOf(*zeros) == Dims{100000, 3});
+}
+
 }  // namespace
 }  // namespace dflow

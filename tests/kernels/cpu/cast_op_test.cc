@@ -4,6 +4,7 @@
 // array_ops_test.cc.)
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -93,6 +94,20 @@ TEST_CASE("Cast float64 to half and bfloat16 rounds twice, through float32",
     CHECK(Bits(Cast(x, DT_BFLOAT16, truncate)) ==
           std::vector<uint16_t>{0x3f80, 0x3f80, 0x4780, 0x7f80, 0x3dcd});
   }
+}
+
+TEST_CASE("Cast double to float with Truncate rounds toward zero, as TF 2.21",
+          "[kernels][cast]") {
+  // TF 2.21: 0.1, 1/3, -2.7 -> 0x3dcccccc 0x3eaaaaaa 0xc02ccccc truncated, ...cd/ab/cd not.
+  const Tensor x = Vec<double>({0.1, 1.0 / 3, -2.7});
+  auto bits = [](const Tensor& t) {
+    std::vector<uint32_t> out(t.NumElements());
+    std::memcpy(out.data(), t.raw_data(), out.size() * sizeof(uint32_t));
+    return out;
+  };
+  CHECK(bits(Cast(x, DT_FLOAT, /*truncate=*/true)) ==
+        std::vector<uint32_t>{0x3dcccccc, 0x3eaaaaaa, 0xc02ccccc});
+  CHECK(bits(Cast(x, DT_FLOAT)) == std::vector<uint32_t>{0x3dcccccd, 0x3eaaaaab, 0xc02ccccd});
 }
 
 TEST_CASE("Cast integers and bool to half and bfloat16", "[kernels][cast][half]") {
