@@ -4,12 +4,14 @@
 // (StridedSlice, Slice, Gather, OneHot, GatherNd, ScatterNd, ConcatOffset) and
 // Split/SplitV.
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph/node_def_util.h"
 #include "graph/shape_fn_util.h"
 #include "graph/shape_inference.h"
 #include "graph/status_macros.h"
@@ -773,11 +775,115 @@ void RegisterSlicingAndSplit(ShapeRegistry& r) {
   r.Register("SplitV", [](Ctx& c) { return SplitAlong(c, 0, 2, c.input_partial_value(1), false); });
 }
 
+// ---------------------------------------------------------------- Range, BroadcastArgs,
+// and ops whose output shape is their input's or data-dependent (issue 11)
+
+// The number of elements of Range(start, limit, delta) for integers, with the kernel's
+// checks and texts; unsigned arithmetic so int64 extremes neither overflow nor lie.
+absl::StatusOr<int64_t> IntegerRangeSize(int64_t start, int64_t limit, int64_t delta) {
+  if (delta == 0) return Invalid("Requires delta != 0");
+  if (delta > 0 && start > limit) {
+    return Invalid(absl::StrCat("Requires start <= limit when delta > 0: ", start, "/", limit));
+  }
+  if (delta < 0 && start < limit) {
+    return Invalid(absl::StrCat("Requires start >= limit when delta < 0: ", start, "/", limit));
+  }
+  const uint64_t distance = start <= limit ? uint64_t(limit) - uint64_t(start)
+                                           : uint64_t(start) - uint64_t(limit);
+  const uint64_t step = delta > 0 ? uint64_t(delta) : uint64_t(0) - uint64_t(delta);
+  const uint64_t size = distance / step + (distance % step != 0 ? 1 : 0);
+  if (size > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return Invalid("Requires ((limit - start) / delta) <= 9223372036854775807");
+  }
+  return static_cast<int64_t>(size);
+}
+
+// Range: [size] when start, limit and delta are known integers (their value too, when
+// small: Range(0, Rank(x)) often feeds reduction axes), else [?]. Float ranges stay [?]:
+// only integer values are tracked.
+absl::Status RangeShape(Ctx& c) {
+  static constexpr const char* kNames[] = {"start", "limit", "delta"};
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<PartialShape> scalar = WithRank(c.input(i), 0);
+    if (!scalar.ok()) {
+      return Invalid(absl::StrCat(scalar.status().message(), " for '", kNames[i], "'"));
+    }
+  }
+  const AttrValue* tidx = FindAttr(c.node(), "Tidx");
+  const bool integral = tidx != nullptr && (tidx->type() == DT_INT32 || tidx->type() == DT_INT64);
+  const std::optional<int64_t> start = ScalarValue(c, 0);
+  const std::optional<int64_t> limit = ScalarValue(c, 1);
+  const std::optional<int64_t> delta = ScalarValue(c, 2);
+  if (!integral || !start || !limit || !delta) {
+    c.set_output(0, PartialShape({kUnknown}));
+    return absl::OkStatus();
+  }
+  DFLOW_ASSIGN_OR_RETURN(const int64_t size, IntegerRangeSize(*start, *limit, *delta));
+  c.set_output(0, PartialShape({size}));
+  if (size <= kMaxTrackedValueElements) {
+    PartialValue value;
+    for (int64_t i = 0; i < size; ++i) {
+      // Every element lies in [start, limit); unsigned so the product cannot overflow.
+      const uint64_t element = uint64_t(*start) + uint64_t(i) * uint64_t(*delta);
+      value.push_back(ValueElement::Known(static_cast<int64_t>(element)));
+    }
+    c.set_output_value(0, std::move(value));
+  }
+  return absl::OkStatus();
+}
+
+// BroadcastArgs: a vector as long as the longer input; its value when both are known.
+absl::Status BroadcastArgsShape(Ctx& c) {
+  DFLOW_ASSIGN_OR_RETURN(const int64_t n0, VectorLength(c.input(0)));
+  DFLOW_ASSIGN_OR_RETURN(const int64_t n1, VectorLength(c.input(1)));
+  const int64_t n = n0 == kUnknown || n1 == kUnknown ? kUnknown : std::max(n0, n1);
+  c.set_output(0, PartialShape({n}));
+  const std::vector<int64_t>* s0 = c.input_value(0);
+  const std::vector<int64_t>* s1 = c.input_value(1);
+  if (s0 == nullptr || s1 == nullptr) return absl::OkStatus();
+  for (const std::vector<int64_t>* s : {s0, s1}) {
+    // The kernel passes negative dims through; only real shapes get a value here.
+    if (std::any_of(s->begin(), s->end(), [](int64_t d) { return d < 0; })) {
+      return absl::OkStatus();
+    }
+  }
+  // A StatusOr read in place: GCC 12 misreads a moved-out PartialShape as uninitialized.
+  const absl::StatusOr<PartialShape> out = BroadcastShapes(PartialShape(*s0), PartialShape(*s1));
+  if (!out.ok()) return out.status();
+  PartialValue value;
+  for (int d = 0; d < out->rank(); ++d) value.push_back(ValueElement::Known(out->dim(d)));
+  c.set_output_value(0, std::move(value));
+  return absl::OkStatus();
+}
+
+// Where(condition): [?, rank of condition].
+absl::Status WhereShape(Ctx& c) {
+  c.set_output(0, PartialShape({kUnknown, RankOrUnknown(c.input(0))}));
+  return absl::OkStatus();
+}
+
+// Unique(x): y is [?]; idx has x's shape, which must be a vector.
+absl::Status UniqueShape(Ctx& c) {
+  DFLOW_ASSIGN_OR_RETURN(PartialShape x, WithRank(c.input(0), 1));
+  c.set_output(0, PartialShape({kUnknown}));
+  c.set_output(1, std::move(x));
+  return absl::OkStatus();
+}
+
+void RegisterSequenceAndReordering(ShapeRegistry& r) {
+  r.Register("Range", RangeShape);
+  r.Register("BroadcastArgs", BroadcastArgsShape);
+  r.Register("Where", WhereShape);
+  r.Register("Unique", UniqueShape);
+  RegisterAll(r, {"ReverseV2", "Cumsum", "Cumprod", "Roll", "MatrixBandPart"}, UnchangedShape);
+}
+
 }  // namespace
 
 void RegisterArrayShapeFns(ShapeRegistry& registry) {
   RegisterShapeArgumentsAndRearranging(registry);
   RegisterSlicingAndSplit(registry);
+  RegisterSequenceAndReordering(registry);
 }
 
 }  // namespace shape_fn_util

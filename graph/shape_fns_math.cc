@@ -167,6 +167,39 @@ absl::Status DenseBincountShape(Ctx& c) {
   return absl::OkStatus();
 }
 
+// ---------------------------------------------------------------- segment reductions
+
+// SegmentSum/Mean/Max: [?] + data.shape[1:] (the row count is the last id + 1, known
+// only when the kernel runs).
+absl::Status SegmentReductionShape(Ctx& c) {
+  const PartialShape& data = c.input(0);
+  DFLOW_RETURN_IF_ERROR(CheckRankAtLeast(data, 1));
+  DFLOW_RETURN_IF_ERROR(WithRank(c.input(1), 1).status());
+  if (data.rank_known()) c.set_output(0, Replaced(data, 0, kUnknown));
+  return absl::OkStatus();
+}
+
+// UnsortedSegmentSum/Max: [num_segments] + data.shape[segment_ids.rank:].
+absl::Status UnsortedSegmentReductionShape(Ctx& c) {
+  const PartialShape& data = c.input(0);
+  const PartialShape& ids = c.input(1);
+  DFLOW_RETURN_IF_ERROR(WithRank(c.input(2), 0).status());
+  const std::optional<int64_t> num_segments = ScalarValue(c, 2);
+  if (num_segments.has_value() && *num_segments < 0) {
+    return Invalid(
+        absl::StrCat("Input num_segments == ", *num_segments, " must not be negative."));
+  }
+  if (!data.rank_known() || !ids.rank_known()) return absl::OkStatus();
+  if (ids.rank() > data.rank()) {
+    return Invalid(absl::StrCat("Shape must be at least rank ", ids.rank(), " but is rank ",
+                                data.rank()));
+  }
+  std::vector<int64_t> dims = {num_segments.value_or(kUnknown)};
+  for (int d = ids.rank(); d < data.rank(); ++d) dims.push_back(data.dim(d));
+  c.set_output(0, PartialShape(std::move(dims)));
+  return absl::OkStatus();
+}
+
 // ---------------------------------------------------------------- registration
 
 void RegisterElementwise(ShapeRegistry& r) {
@@ -213,6 +246,8 @@ void RegisterProductsAndReductions(ShapeRegistry& r) {
               ReductionShape);
   RegisterAll(r, {"ArgMax", "ArgMin"}, ArgReductionShape);
   r.Register("DenseBincount", DenseBincountShape);
+  RegisterAll(r, {"SegmentSum", "SegmentMean", "SegmentMax"}, SegmentReductionShape);
+  RegisterAll(r, {"UnsortedSegmentSum", "UnsortedSegmentMax"}, UnsortedSegmentReductionShape);
 }
 
 }  // namespace

@@ -182,6 +182,25 @@ absl::Status TopKShape(Ctx& c) {
   return absl::OkStatus();
 }
 
+// ---------------------------------------------------------------- image resizing
+
+// ResizeBilinear, ResizeNearestNeighbor: NHWC [batch, size[0], size[1], channels]; the
+// height and width are unknown until size is (a non-positive one is the kernel's error).
+absl::Status ResizeShape(Ctx& c) {
+  DFLOW_ASSIGN_OR_RETURN(PartialShape in, WithRank(c.input(0), 4));
+  DFLOW_RETURN_IF_ERROR(WithRank(c.input(1), 1).status());
+  const PartialShape& size = c.input(1);
+  if (size.rank_known()) DFLOW_RETURN_IF_ERROR(MergeDims(size.dim(0), 2).status());
+  int64_t height = kUnknown, width = kUnknown;
+  const std::vector<int64_t>* value = c.input_value(1);
+  if (value != nullptr && value->size() == 2) {
+    if ((*value)[0] > 0) height = (*value)[0];
+    if ((*value)[1] > 0) width = (*value)[1];
+  }
+  c.set_output(0, PartialShape(std::vector<int64_t>{in.dim(0), height, width, in.dim(3)}));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterNNShapeFns(ShapeRegistry& r) {
@@ -191,6 +210,7 @@ void RegisterNNShapeFns(ShapeRegistry& r) {
   r.Register("DepthwiseConv2dNative", [](Ctx& c) { return Conv2DShape(c, true); });
   RegisterAll(r, {"MaxPool", "AvgPool"}, PoolShape);
   r.Register("TopKV2", TopKShape);
+  RegisterAll(r, {"ResizeBilinear", "ResizeNearestNeighbor"}, ResizeShape);
 }
 
 }  // namespace shape_fn_util

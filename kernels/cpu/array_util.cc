@@ -25,6 +25,12 @@ std::vector<DataType> CopyableTypes() {
 
 std::vector<DataType> IndexTypes() { return {DT_INT32, DT_INT64}; }
 
+std::vector<DataType> PodAndStringTypes() {
+  std::vector<DataType> types = NumericOrHalfTypes();
+  types.insert(types.end(), {DT_COMPLEX64, DT_COMPLEX128, DT_STRING});
+  return types;
+}
+
 std::vector<int64_t> ReadIndices(const Tensor& tensor) {
   if (tensor.dtype() == DT_INT64) {
     absl::Span<const int64_t> values = tensor.flat<int64_t>();

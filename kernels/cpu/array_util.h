@@ -26,6 +26,9 @@ std::vector<DataType> NumericOrHalfTypes();
 std::vector<DataType> CopyableTypes();
 // int32 and int64, the dtypes of shape, axis and perm inputs.
 std::vector<DataType> IndexTypes();
+// Every number type, bool and string: TF's TF_CALL_ALL_TYPES on CPU, less resource and
+// variant (BroadcastTo, ReverseV2, Roll); unlike CopyableTypes(), no quantized types.
+std::vector<DataType> PodAndStringTypes();
 
 // A CPU KernelDefBuilder for `op`.
 inline KernelDefBuilder CpuKernel(std::string op) {

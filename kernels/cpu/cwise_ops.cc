@@ -35,6 +35,7 @@ struct BinaryFn {
     return false;
   }
   static constexpr const char* kInvalidRhs = "";
+  static constexpr absl::StatusCode kInvalidRhsCode = absl::StatusCode::kInvalidArgument;
   static constexpr bool kEquality = false;
   static constexpr bool kEqualityResultWhenIncompatible = false;
 };
@@ -120,18 +121,102 @@ struct FloorModFn : IntegerDivisorFn {
     }
   }
 };
+// Eigen's PropagateNaN max/min, as TF 2.21 computes float and double: a NaN operand
+// wins, and of two equal operands (-0 and +0) the first. (TF's vectorised loop, used for
+// whole packets of 8/16 lanes, returns the second of -0 and +0 instead; dflow does not
+// copy that size dependence.)
 struct MaximumFn : BinaryFn {
   static constexpr int kCost = 1;
   template <typename T>
   static T Apply(T a, T b) {
-    return a > b ? a : b;
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::isnan(b) || a < b ? b : a;
+    } else {
+      return a > b ? a : b;
+    }
   }
 };
 struct MinimumFn : BinaryFn {
   static constexpr int kCost = 1;
   template <typename T>
   static T Apply(T a, T b) {
-    return a < b ? a : b;
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::isnan(b) || b < a ? b : a;
+    } else {
+      return a < b ? a : b;
+    }
+  }
+};
+// x / y, or 0 where y == 0 (whatever x is, NaN included).
+struct DivNoNanFn : BinaryFn {
+  static constexpr int kCost = 4;
+  template <typename T>
+  static T Apply(T a, T b) {
+    return b == T(0) ? T(0) : a / b;
+  }
+};
+// x * y, or 0 where y == 0 (x = NaN or inf included; y = NaN still gives NaN).
+struct MulNoNanFn : BinaryFn {
+  static constexpr int kCost = 1;
+  template <typename T>
+  static T Apply(T a, T b) {
+    return b == T(0) ? T(0) : a * b;
+  }
+};
+// Division rounded toward zero. TF's integer version has no divisor check of its own, so
+// a zero divisor fails with TF's INTERNAL "Unexpected error in binary operator ..."
+// text; lowest() / -1 wraps to lowest(). Floats: trunc(x / y), with x / y rounded to T
+// first for half and bfloat16.
+struct TruncateDivisorFn : IntegerDivisorFn {
+  static constexpr const char* kInvalidRhs =
+      "Unexpected error in binary operator (only integer div and mod should have errors)";
+  static constexpr absl::StatusCode kInvalidRhsCode = absl::StatusCode::kInternal;
+};
+struct TruncateDivFn : TruncateDivisorFn {
+  static constexpr int kCost = 4;
+  template <typename T>
+  static T Apply(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+      if constexpr (std::is_signed_v<T>) {
+        if (b == T(-1)) return WrappingNegate(a);
+      }
+      return static_cast<T>(a / b);
+    } else {
+      return Narrow<T>(std::trunc(RoundTo<T>(Widen(a) / Widen(b))));
+    }
+  }
+};
+// The remainder of TruncateDiv, with the dividend's sign (C's % and fmod).
+struct TruncateModFn : TruncateDivisorFn {
+  static constexpr int kCost = 8;
+  template <typename T>
+  static T Apply(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+      return b == T(-1) ? T(0) : static_cast<T>(a % b);
+    } else {
+      return std::fmod(a, b);
+    }
+  }
+};
+struct BitwiseAndFn : BinaryFn {
+  static constexpr int kCost = 1;
+  template <typename T>
+  static T Apply(T a, T b) {
+    return static_cast<T>(a & b);
+  }
+};
+struct BitwiseOrFn : BinaryFn {
+  static constexpr int kCost = 1;
+  template <typename T>
+  static T Apply(T a, T b) {
+    return static_cast<T>(a | b);
+  }
+};
+struct BitwiseXorFn : BinaryFn {
+  static constexpr int kCost = 1;
+  template <typename T>
+  static T Apply(T a, T b) {
+    return static_cast<T>(a ^ b);
   }
 };
 struct SquaredDifferenceFn : BinaryFn {
@@ -266,7 +351,7 @@ class BinaryOp : public OpKernel {
     if constexpr (Fn::template ChecksRhs<T>()) {
       absl::Span<const T> divisors = y.flat<T>();
       if (std::any_of(divisors.begin(), divisors.end(), [](T b) { return Fn::InvalidRhs(b); })) {
-        return absl::InvalidArgumentError(Fn::kInvalidRhs);
+        return absl::Status(Fn::kInvalidRhsCode, Fn::kInvalidRhs);
       }
     }
     return absl::OkStatus();
@@ -490,6 +575,24 @@ absl::Status RegisterUnary(KernelRegistry* registry, const std::string& op, Type
   return RegisterForTypes<UnaryOp, Fn>(registry, op, types);
 }
 
+// DivNoNan, MulNoNan, TruncateDiv, TruncateMod and the bitwise ops, on TF 2.21's CPU
+// dtype lists (complex DivNoNan/MulNoNan aside: dflow has no complex dtypes).
+absl::Status RegisterNoNanAndIntegerKernels(KernelRegistry* r) {
+  const TypeList<float, double, Half, Bfloat16> floats;
+  const TypeList<int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t> ints;
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<DivNoNanFn>(r, "DivNoNan", RealTypes{}));
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<InFloat<DivNoNanFn>>(r, "DivNoNan", HalfTypes{}));
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<MulNoNanFn>(r, "MulNoNan", RealTypes{}));
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<InFloat<MulNoNanFn>>(r, "MulNoNan", HalfTypes{}));
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<TruncateDivFn>(r, "TruncateDiv", ints));
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<TruncateDivFn>(r, "TruncateDiv", floats));
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<TruncateModFn>(r, "TruncateMod", NumericTypes{}));
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<BitwiseAndFn>(r, "BitwiseAnd", ints));
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<BitwiseOrFn>(r, "BitwiseOr", ints));
+  DFLOW_RETURN_IF_ERROR(RegisterBinary<BitwiseXorFn>(r, "BitwiseXor", ints));
+  return absl::OkStatus();
+}
+
 absl::Status RegisterBinaryKernels(KernelRegistry* r) {
   const NumericTypes numeric;
   DFLOW_RETURN_IF_ERROR(RegisterBinary<AddFn>(r, "Add", numeric));
@@ -517,7 +620,7 @@ absl::Status RegisterBinaryKernels(KernelRegistry* r) {
   DFLOW_RETURN_IF_ERROR(RegisterBinary<NotEqualFn>(r, "NotEqual", equality));
   DFLOW_RETURN_IF_ERROR((RegisterBoolOp<BinaryOp, LogicalAndFn>(r, "LogicalAnd")));
   DFLOW_RETURN_IF_ERROR((RegisterBoolOp<BinaryOp, LogicalOrFn>(r, "LogicalOr")));
-  return absl::OkStatus();
+  return RegisterNoNanAndIntegerKernels(r);
 }
 
 absl::Status RegisterUnaryKernels(KernelRegistry* r) {
@@ -565,6 +668,8 @@ absl::Status RegisterCwiseKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(cwise::RegisterBinaryKernels(registry));
   DFLOW_RETURN_IF_ERROR(cwise::RegisterUnaryKernels(registry));
   DFLOW_RETURN_IF_ERROR(cwise::RegisterHalfKernels(registry));
+  DFLOW_RETURN_IF_ERROR(cwise::RegisterActivationKernels(registry));
+  DFLOW_RETURN_IF_ERROR(cwise::RegisterMathUnaryKernels(registry));
   DFLOW_RETURN_IF_ERROR(
       (cwise::RegisterForTypes<cwise::AddNOp, void>(registry, "AddN", cwise::NumericTypes{})));
   return cwise::RegisterNnKernels(registry);

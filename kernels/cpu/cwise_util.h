@@ -20,6 +20,7 @@
 
 #include "absl/status/status.h"
 #include "kernels/cpu/kernel_util.h"
+#include "runtime/half.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 #include "runtime/tensor.h"
@@ -59,6 +60,35 @@ struct InFloat : Fn {
     return T::FromFloat(Fn::Apply(a.ToFloat(), b.ToFloat()));
   }
 };
+
+// Functors whose TF result rounds every intermediate to a 16-bit type (Eigen's half
+// and bfloat16 round after each operation) compute in ComputeType<T> and pass each
+// intermediate through RoundTo<T>; for float and double both are the identity.
+template <typename T>
+using ComputeType = std::conditional_t<kIsHalfOrBfloat16<T>, float, T>;
+
+template <typename T>
+ComputeType<T> Widen(T x) {
+  if constexpr (kIsHalfOrBfloat16<T>) {
+    return x.ToFloat();
+  } else {
+    return x;
+  }
+}
+
+template <typename T>
+T Narrow(ComputeType<T> v) {
+  if constexpr (kIsHalfOrBfloat16<T>) {
+    return T::FromFloat(v);
+  } else {
+    return v;
+  }
+}
+
+template <typename T>
+ComputeType<T> RoundTo(ComputeType<T> v) {
+  return Widen<T>(Narrow<T>(v));
+}
 
 // Registers Kernel<T, Fn> for `op` on CPU once per T in `types`, constrained on the
 // type attr `attr` (every op here names it "T").
@@ -114,6 +144,10 @@ class UnaryOp : public OpKernel {
 // Registers the activations and Softmax/LogSoftmax/BiasAdd (nn_ops.cc); called by
 // RegisterCwiseKernels.
 absl::Status RegisterNnKernels(KernelRegistry* registry);
+// LeakyRelu, Selu, Elu, Softsign, Softplus (activation_ops.cc).
+absl::Status RegisterActivationKernels(KernelRegistry* registry);
+// Erf, Erfc, Round, Rint, IsNan, IsInf, IsFinite (math_unary_ops.cc).
+absl::Status RegisterMathUnaryKernels(KernelRegistry* registry);
 
 }  // namespace cwise
 }  // namespace dflow

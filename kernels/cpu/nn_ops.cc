@@ -37,21 +37,7 @@ struct Relu6Fn {
     return x < T(0) ? T(0) : (x > T(6) ? T(6) : x);
   }
 };
-struct EluFn {
-  static constexpr int kCost = 20;
-  template <typename T>
-  static T Apply(T x) {
-    return x < T(0) ? std::expm1(x) : x;
-  }
-};
-// log(1 + e^x), written so neither branch overflows: x + log1p(e^-x) for x > 0.
-struct SoftplusFn {
-  static constexpr int kCost = 40;
-  template <typename T>
-  static T Apply(T x) {
-    return x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
-  }
-};
+// Elu and Softplus (TF's exp - 1 and three-way forms) are in activation_ops.cc.
 
 // ---------------------------------------------------------------------------------
 // Softmax / LogSoftmax over the last dim. Each row subtracts its max before exp, so
@@ -225,8 +211,6 @@ absl::Status RegisterNnKernels(KernelRegistry* r) {
   const RealTypes real;
   DFLOW_RETURN_IF_ERROR((RegisterForTypes<UnaryOp, ReluFn>(r, "Relu", numeric)));
   DFLOW_RETURN_IF_ERROR((RegisterForTypes<UnaryOp, Relu6Fn>(r, "Relu6", numeric)));
-  DFLOW_RETURN_IF_ERROR((RegisterForTypes<UnaryOp, EluFn>(r, "Elu", real)));
-  DFLOW_RETURN_IF_ERROR((RegisterForTypes<UnaryOp, SoftplusFn>(r, "Softplus", real)));
   DFLOW_RETURN_IF_ERROR((RegisterForTypes<SoftmaxOp, SoftmaxKind<false>>(r, "Softmax", real)));
   DFLOW_RETURN_IF_ERROR((RegisterForTypes<SoftmaxOp, SoftmaxKind<true>>(r, "LogSoftmax", real)));
   DFLOW_RETURN_IF_ERROR((RegisterForTypes<BiasAddOp, AddBiasFn>(r, "BiasAdd", numeric)));

@@ -29,6 +29,17 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterTopKKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterBincountKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterConcatOffsetKernel(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterResizeKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterSegmentKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterUnsortedSegmentKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterRangeKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterBroadcastToKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterReverseKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterScanKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterWhereKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterRollKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterUniqueKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterMatrixBandPartKernels(registry));
   return absl::OkStatus();
 }
 

@@ -35,6 +35,17 @@ absl::Status RegisterScatterNdKernels(KernelRegistry* registry);  // scatter_nd_
 absl::Status RegisterTopKKernels(KernelRegistry* registry);       // topk_op.cc
 absl::Status RegisterBincountKernels(KernelRegistry* registry);   // bincount_op.cc
 absl::Status RegisterConcatOffsetKernel(KernelRegistry* registry);  // concat_offset_op.cc
+absl::Status RegisterResizeKernels(KernelRegistry* registry);      // resize_ops.cc
+absl::Status RegisterSegmentKernels(KernelRegistry* registry);     // segment_ops.cc
+absl::Status RegisterUnsortedSegmentKernels(KernelRegistry* registry);  // unsorted_segment_ops.cc
+absl::Status RegisterRangeKernels(KernelRegistry* registry);       // range_op.cc
+absl::Status RegisterBroadcastToKernels(KernelRegistry* registry);  // broadcast_to_op.cc
+absl::Status RegisterReverseKernels(KernelRegistry* registry);  // reverse_op.cc
+absl::Status RegisterScanKernels(KernelRegistry* registry);  // scan_ops.cc
+absl::Status RegisterWhereKernels(KernelRegistry* registry);  // where_op.cc
+absl::Status RegisterRollKernels(KernelRegistry* registry);  // roll_op.cc
+absl::Status RegisterUniqueKernels(KernelRegistry* registry);  // unique_op.cc
+absl::Status RegisterMatrixBandPartKernels(KernelRegistry* registry);  // matrix_band_part_op.cc
 
 }  // namespace dflow
 

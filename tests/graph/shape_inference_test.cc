@@ -682,9 +682,9 @@ TEST_CASE("Problems mode records one message per failing node and keeps going",
 
 TEST_CASE("Ops without a shape function get unknown shapes", "[graph][shape_inference]") {
   Builder b;
-  Node* unique = b.Op("unique", "Unique", {b.Placeholder("x", S({5}))});
+  Node* unique = b.Op("unique", "UniqueWithCounts", {b.Placeholder("x", S({5}))});
   Infer(b);
-  REQUIRE(unique->num_outputs() == 2);
+  REQUIRE(unique->num_outputs() == 3);
   CHECK(ShapeOf({unique, 0}) == PartialShape());
   CHECK(ShapeOf({unique, 1}) == PartialShape());
 }
@@ -704,17 +704,17 @@ TEST_CASE("A cycle that does not pass through NextIteration is reported",
 TEST_CASE("A custom registry can add shape functions", "[graph][shape_inference]") {
   ShapeRegistry registry;
   RegisterStandardShapeFns(registry);
-  registry.Register("Unique", [](InferenceContext& c) {
+  registry.Register("UniqueWithCounts", [](InferenceContext& c) {
     c.set_output(0, c.input(0));
     c.set_output(1, c.input(0));
     return absl::OkStatus();
   });
   Builder b;
-  Node* unique = b.Op("unique", "Unique", {b.Placeholder("x", S({5}))});
+  Node* unique = b.Op("unique", "UniqueWithCounts", {b.Placeholder("x", S({5}))});
   REQUIRE(InferShapes(registry, b.graph).ok());
   CHECK(ShapeOf({unique, 1}) == S({5}));
   CHECK(ShapeRegistry::Global().Find("MatMul") != nullptr);
-  CHECK(ShapeRegistry::Global().Find("Unique") == nullptr);
+  CHECK(ShapeRegistry::Global().Find("UniqueWithCounts") == nullptr);
 }
 
 TEST_CASE("Shape algebra helpers broadcast, merge and relax", "[graph][shape_inference]") {
@@ -770,6 +770,91 @@ TEST_CASE("Real TF graphs get static shapes end to end", "[graph][shape_inferenc
     CHECK(NodeShape(*graph, "while/Exit") == S({}));
     CHECK(NodeShape(*graph, "while/Merge_1") == S({kU, 2}));
     CHECK(NodeShape(*graph, "while/Exit_1") == S({kU, 2}));
+  }
+}
+
+TEST_CASE("Resize and segment reductions place their dims", "[graph][shape_inference]") {
+  Builder b;
+  Node* image = b.Placeholder("image", S({kU, 3, 4, 2}));
+  Node* bilinear = b.Op("bilinear", "ResizeBilinear", {image, b.Vector("size", {5, 7})});
+  Node* nearest = b.Op("nearest", "ResizeNearestNeighbor",
+                       {image, b.Placeholder("size2", S({2}), DT_INT32)});
+  Node* data = b.Placeholder("data", S({4, 3, 2}));
+  Node* sorted = b.Op("sorted", "SegmentMax", {data, b.Placeholder("ids", S({4}), DT_INT32)});
+  Node* unsorted = b.Op("unsorted", "UnsortedSegmentSum",
+                        {data, b.Placeholder("ids2", S({4, 3}), DT_INT32), b.Scalar("n", 6)});
+  Infer(b);
+  CHECK(ShapeOf(bilinear) == S({kU, 5, 7, 2}));
+  CHECK(ShapeOf(nearest) == S({kU, kU, kU, 2}));
+  CHECK(ShapeOf(sorted) == S({kU, 3, 2}));
+  CHECK(ShapeOf(unsorted) == S({6, 2}));
+
+  SECTION("a size of three values is an error") {
+    b.Op("bad", "ResizeBilinear", {image, b.Vector("size3", {5, 7, 1})});
+    CHECK(absl::StrContains(InferError(b), "Dimensions must be equal, but are 3 and 2"));
+  }
+  SECTION("negative num_segments is an error") {
+    b.Op("neg", "UnsortedSegmentMax",
+         {data, b.Placeholder("ids3", S({4}), DT_INT32), b.Scalar("m", -2)});
+    CHECK(absl::StrContains(InferError(b), "Input num_segments == -2 must not be negative."));
+  }
+}
+
+TEST_CASE("Range is [size] for known integer bounds and its value feeds shapes",
+          "[graph][shape_inference]") {
+  Builder b;
+  Node* r =
+      b.Op("r", "Range", {b.Scalar("start", 0), b.Scalar("limit", 10), b.Scalar("delta", 3)});
+  Node* dims =
+      b.Op("dims", "Range", {b.Scalar("two", 2), b.Scalar("four", 4), b.Scalar("one", 1)});
+  Node* filled = b.Op("filled", "Fill", {dims, b.Scalar("v", 7)});
+  Node* down =
+      b.Op("down", "Range", {b.Scalar("ten", 10), b.Scalar("zero", 0), b.Scalar("m3", -3)});
+  Node* open = b.Op("open", "Range",
+                    {b.Scalar("s", 0), b.Placeholder("n", S({}), DT_INT32), b.Scalar("d", 1)});
+  Infer(b);
+  CHECK(ShapeOf(r) == S({4}));
+  CHECK(ShapeOf(filled) == S({2, 3}));  // Range(2, 4) = [2, 3]
+  CHECK(ShapeOf(down) == S({4}));
+  CHECK(ShapeOf(open) == S({kU}));
+
+  SECTION("a zero delta or a wrong direction is an error") {
+    b.Op("bad", "Range", {b.Scalar("a", 0), b.Scalar("b", 5), b.Scalar("z", 0)});
+    CHECK(absl::StrContains(InferError(b), "Requires delta != 0"));
+  }
+  SECTION("start after limit with a positive delta is an error") {
+    b.Op("bad", "Range", {b.Scalar("a", 5), b.Scalar("b", 0), b.Scalar("z", 1)});
+    CHECK(absl::StrContains(InferError(b), "Requires start <= limit when delta > 0: 5/0"));
+  }
+  SECTION("bounds must be scalars") {
+    b.Op("bad", "Range", {b.Vector("a", {0, 1}), b.Scalar("b", 5), b.Scalar("z", 1)});
+    CHECK(absl::StrContains(InferError(b), "for 'start'"));
+  }
+}
+
+TEST_CASE("BroadcastArgs, Where, Unique and the shape-keeping array ops",
+          "[graph][shape_inference]") {
+  Builder b;
+  Node* args = b.Op("args", "BroadcastArgs", {b.Vector("s0", {2, 1, 3}), b.Vector("s1", {4, 1})});
+  Node* filled = b.Op("filled", "Fill", {args, b.Scalar("v", 0)});
+  Node* x = b.Placeholder("x", S({2, kU, 5}));
+  Node* where = b.Op("where", "Where", {x});
+  Node* unique = b.Op("unique", "Unique", {b.Placeholder("u", S({6}))});
+  Node* reversed = b.Op("reversed", "ReverseV2", {x, b.Vector("axes", {1})});
+  Node* cumsum = b.Op("cumsum", "Cumsum", {x, b.Scalar("axis", 0)});
+  Node* rolled = b.Op("rolled", "Roll", {x, b.Scalar("shift", 1), b.Scalar("raxis", 0)});
+  Node* band = b.Op("band", "MatrixBandPart", {x, b.Scalar("lo", -1), b.Scalar("hi", 0)});
+  Infer(b);
+  CHECK(ShapeOf(args) == S({3}));
+  CHECK(ShapeOf(filled) == S({2, 4, 3}));
+  CHECK(ShapeOf(where) == S({kU, 3}));
+  CHECK(ShapeOf(Out(unique, 0)) == S({kU}));
+  CHECK(ShapeOf(Out(unique, 1)) == S({6}));
+  for (Node* n : {reversed, cumsum, rolled, band}) CHECK(ShapeOf(n) == S({2, kU, 5}));
+
+  SECTION("Unique needs a vector") {
+    b.Op("bad", "Unique", {b.Placeholder("m", S({2, 2}))});
+    CHECK(absl::StrContains(InferError(b), "Shape must be rank 1 but is rank 2"));
   }
 }
 
