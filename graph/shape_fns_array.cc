@@ -878,12 +878,67 @@ void RegisterSequenceAndReordering(ShapeRegistry& r) {
   RegisterAll(r, {"ReverseV2", "Cumsum", "Cumprod", "Roll", "MatrixBandPart"}, UnchangedShape);
 }
 
+// ---------------------------------------------------------------- space to batch
+
+// SpaceToBatchND (`to_batch`) and BatchToSpaceND with constant block_shape and
+// paddings/crops: the batch is multiplied (divided) by the blocks' product and each
+// block dim divided (multiplied, less the crops). Anything unknown, or values the kernel
+// will refuse, leave the output's dims unknown; the kernel gives TF's error.
+absl::Status SpaceToBatchShape(Ctx& c, bool to_batch) {
+  const PartialShape& in = c.input(0);
+  const std::vector<int64_t>* block = c.input_value(1);
+  const std::vector<int64_t>* pads = c.input_value(2);
+  const int m = block == nullptr ? 0 : static_cast<int>(block->size());
+  if (!in.rank_known() || block == nullptr || pads == nullptr ||
+      pads->size() != 2 * block->size() || in.rank() < 1 + m) {
+    c.set_output(0, in.rank_known() ? PartialShape::UnknownOfRank(in.rank()) : PartialShape());
+    return absl::OkStatus();
+  }
+  std::vector<int64_t> dims = in.dims();
+  int64_t product = 1;
+  bool valid = true;
+  for (int i = 0; i < m; ++i) {
+    const int64_t b = (*block)[i], before = (*pads)[2 * i], after = (*pads)[2 * i + 1];
+    valid = valid && b > 0 && before >= 0 && after >= 0 && b < (int64_t{1} << 31) &&
+            before < (int64_t{1} << 40) && after < (int64_t{1} << 40);
+    if (!valid) break;
+    product *= b;
+    int64_t& d = dims[1 + i];
+    if (d == PartialShape::kUnknownDim) continue;
+    if (to_batch) {
+      d = (d + before + after) % b == 0 ? (d + before + after) / b : PartialShape::kUnknownDim;
+    } else {
+      d = d * b - before - after >= 0 ? d * b - before - after : PartialShape::kUnknownDim;
+    }
+  }
+  valid = valid && product < (int64_t{1} << 31);
+  if (!valid) {
+    c.set_output(0, PartialShape::UnknownOfRank(in.rank()));
+    return absl::OkStatus();
+  }
+  if (dims[0] != PartialShape::kUnknownDim) {
+    if (to_batch) {
+      dims[0] *= product;
+    } else {
+      dims[0] = dims[0] % product == 0 ? dims[0] / product : PartialShape::kUnknownDim;
+    }
+  }
+  c.set_output(0, PartialShape(std::move(dims)));
+  return absl::OkStatus();
+}
+
+void RegisterSpaceToBatch(ShapeRegistry& r) {
+  r.Register("SpaceToBatchND", [](Ctx& c) { return SpaceToBatchShape(c, true); });
+  r.Register("BatchToSpaceND", [](Ctx& c) { return SpaceToBatchShape(c, false); });
+}
+
 }  // namespace
 
 void RegisterArrayShapeFns(ShapeRegistry& registry) {
   RegisterShapeArgumentsAndRearranging(registry);
   RegisterSlicingAndSplit(registry);
   RegisterSequenceAndReordering(registry);
+  RegisterSpaceToBatch(registry);
 }
 
 }  // namespace shape_fn_util

@@ -184,8 +184,9 @@ absl::Status TopKShape(Ctx& c) {
 
 // ---------------------------------------------------------------- image resizing
 
-// ResizeBilinear, ResizeNearestNeighbor: NHWC [batch, size[0], size[1], channels]; the
-// height and width are unknown until size is (a non-positive one is the kernel's error).
+// ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic: NHWC [batch, size[0], size[1],
+// channels]; the height and width are unknown until size is (a non-positive one is the
+// kernel's error).
 absl::Status ResizeShape(Ctx& c) {
   DFLOW_ASSIGN_OR_RETURN(PartialShape in, WithRank(c.input(0), 4));
   DFLOW_RETURN_IF_ERROR(WithRank(c.input(1), 1).status());
@@ -201,6 +202,19 @@ absl::Status ResizeShape(Ctx& c) {
   return absl::OkStatus();
 }
 
+// Conv2DBackpropInput: the gradient has the shape input_sizes holds (4 values); for
+// the 2-value form only the rank is known here.
+absl::Status Conv2DBackpropInputShape(Ctx& c) {
+  const PartialShape& sizes = c.input(0);
+  if (sizes.rank_known() && sizes.rank() == 1 && sizes.dim(0) == 4) {
+    DFLOW_ASSIGN_OR_RETURN(PartialShape out, c.InputAsShape(0));
+    c.set_output(0, std::move(out));
+    return absl::OkStatus();
+  }
+  c.set_output(0, PartialShape::UnknownOfRank(4));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterNNShapeFns(ShapeRegistry& r) {
@@ -210,7 +224,8 @@ void RegisterNNShapeFns(ShapeRegistry& r) {
   r.Register("DepthwiseConv2dNative", [](Ctx& c) { return Conv2DShape(c, true); });
   RegisterAll(r, {"MaxPool", "AvgPool"}, PoolShape);
   r.Register("TopKV2", TopKShape);
-  RegisterAll(r, {"ResizeBilinear", "ResizeNearestNeighbor"}, ResizeShape);
+  RegisterAll(r, {"ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic"}, ResizeShape);
+  r.Register("Conv2DBackpropInput", Conv2DBackpropInputShape);
 }
 
 }  // namespace shape_fn_util

@@ -13,6 +13,8 @@ void UpdateMax(std::atomic<int64_t>& target, int64_t value) {
   }
 }
 
+constexpr size_t kMaxAllocationBytes = size_t{1} << 48;
+
 size_t RoundUp(size_t bytes, size_t alignment) {
   return (bytes + alignment - 1) / alignment * alignment;
 }
@@ -24,6 +26,9 @@ CpuAllocator::~CpuAllocator() {
 }
 
 void* CpuAllocator::AllocateRaw(size_t alignment, size_t bytes) {
+  // No machine has 2^48 bytes; refusing here also keeps RoundUp below from wrapping a
+  // request near 2^64 (a hostile Range or BroadcastTo size) to a tiny block.
+  if (bytes > kMaxAllocationBytes) return nullptr;
   alignment = std::max(alignment, sizeof(void*));
   // Large blocks are sized in whole MiB so a freed one can serve any request that
   // rounds to its size. Cached blocks are kAlignment-aligned: stricter requests skip

@@ -108,7 +108,7 @@ class LeakyReluOp : public OpKernel {
     }
     T* out = output->data<T>();
     const ComputeType<T> alpha = alpha_;
-    ParallelForElements(ctx, input.NumElements(), 2, [=](int64_t begin, int64_t end) {
+    ParallelForElements(ctx, shape.num_elements(), 2, [=](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         const ComputeType<T> x = Widen(in[i]);
         out[i] = x > 0 ? in[i] : Narrow<T>(x * alpha);

@@ -192,7 +192,11 @@ struct TruncateModFn : TruncateDivisorFn {
   template <typename T>
   static T Apply(T a, T b) {
     if constexpr (std::is_integral_v<T>) {
-      return b == T(-1) ? T(0) : static_cast<T>(a % b);
+      // INT_MIN % -1 overflows; unsigned types have no -1 (their max would match).
+      if constexpr (std::is_signed_v<T>) {
+        if (b == T(-1)) return T(0);
+      }
+      return static_cast<T>(a % b);
     } else {
       return std::fmod(a, b);
     }

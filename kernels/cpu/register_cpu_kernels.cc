@@ -40,6 +40,11 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterRollKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterUniqueKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterMatrixBandPartKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterSpaceToBatchKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterNonMaxSuppressionKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterCropAndResizeKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterAssertKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterConvBackpropInputKernels(registry));
   return absl::OkStatus();
 }
 

@@ -46,6 +46,11 @@ absl::Status RegisterWhereKernels(KernelRegistry* registry);  // where_op.cc
 absl::Status RegisterRollKernels(KernelRegistry* registry);  // roll_op.cc
 absl::Status RegisterUniqueKernels(KernelRegistry* registry);  // unique_op.cc
 absl::Status RegisterMatrixBandPartKernels(KernelRegistry* registry);  // matrix_band_part_op.cc
+absl::Status RegisterSpaceToBatchKernels(KernelRegistry* registry);  // space_to_batch_ops.cc
+absl::Status RegisterNonMaxSuppressionKernels(KernelRegistry* registry);  // non_max_suppression_op.cc
+absl::Status RegisterCropAndResizeKernels(KernelRegistry* registry);  // crop_and_resize_op.cc
+absl::Status RegisterAssertKernels(KernelRegistry* registry);  // assert_op.cc
+absl::Status RegisterConvBackpropInputKernels(KernelRegistry* registry);  // conv_backprop_input_op.cc
 
 }  // namespace dflow
 

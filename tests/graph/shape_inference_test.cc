@@ -858,5 +858,25 @@ TEST_CASE("BroadcastArgs, Where, Unique and the shape-keeping array ops",
   }
 }
 
+TEST_CASE("SpaceToBatchND, BatchToSpaceND and Conv2DBackpropInput shapes",
+          "[graph][shape_inference]") {
+  Builder b;
+  Node* x = b.Placeholder("x", S({2, 3, 4, 5}));
+  Node* block = b.Vector("block", {2, 2});
+  Node* s2b = b.Op("s2b", "SpaceToBatchND", {x, block, b.Const("pads", {1, 0, 0, 0}, {2, 2})});
+  Node* b2s = b.Op("b2s", "BatchToSpaceND", {s2b, block, b.Const("crops", {1, 0, 0, 2}, {2, 2})});
+  Node* blk = b.Placeholder("blk", S({2}), DT_INT32);
+  Node* unknown = b.Op("unknown", "SpaceToBatchND", {x, blk, b.Const("p2", {0, 0, 0, 0}, {2, 2})});
+  Node* grad = b.Op("grad", "Conv2DBackpropInput",
+                    {b.Vector("sizes", {1, 8, 8, 3}), b.Placeholder("f", S({3, 3, 3, 4})),
+                     b.Placeholder("dy", S({1, 4, 4, 4}))},
+                    {{"padding", StringAttr("SAME")}, {"strides", IntsAttr({1, 2, 2, 1})}});
+  Infer(b);
+  CHECK(ShapeOf(s2b) == S({8, 2, 2, 5}));
+  CHECK(ShapeOf(b2s) == S({2, 3, 2, 5}));
+  CHECK(ShapeOf(unknown) == S({kU, kU, kU, kU}));
+  CHECK(ShapeOf(grad) == S({1, 8, 8, 3}));
+}
+
 }  // namespace
 }  // namespace dflow

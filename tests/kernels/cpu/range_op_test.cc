@@ -141,5 +141,15 @@ TEST_CASE("Range fails cleanly when the output cannot be allocated", "[kernels][
   CHECK(huge.status().code() == absl::StatusCode::kResourceExhausted);
 }
 
+TEST_CASE("A Range of 2^61 int64s is RESOURCE_EXHAUSTED, not a wrapped tiny buffer",
+          "[kernels][range]") {
+  // 8 * (2^61 - 1) = 2^64 - 8 bytes: rounding it up to whole MiB used to wrap to 0, and
+  // the allocator handed out a tiny block the kernel then filled (a heap overflow).
+  absl::StatusOr<Tensor> huge = Range<int64_t>(0, (int64_t{1} << 61) - 1, 1);
+  REQUIRE_FALSE(huge.ok());
+  CHECK(huge.status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK(Range<int64_t>(0, 3, 1).ok());  // and the kernel still works
+}
+
 }  // namespace
 }  // namespace dflow
