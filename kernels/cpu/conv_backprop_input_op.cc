@@ -27,6 +27,7 @@
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/register_cpu_kernels.h"
+#include "kernels/cpu/conv_attrs.h"
 #include "kernels/cpu/window_geometry.h"
 #include "runtime/kernel_registry.h"
 
@@ -35,33 +36,6 @@ namespace {
 
 // TF names the CPU kernel so in its dimension errors.
 constexpr char kLabel[] = "Conv2DCustomBackpropInput: ";
-
-struct Attrs {
-  ImageLayout layout;
-  Padding padding = Padding::kValid;
-  std::vector<int64_t> strides;                                     // {h, w}
-  std::vector<int64_t> dilations;                                   // {h, w}
-  std::vector<int64_t> explicit_pads = std::vector<int64_t>(4, 0);  // {top, bottom, left, right}
-};
-
-absl::StatusOr<Attrs> ParseAttrs(OpKernelConstruction* c) {
-  std::string format, padding;
-  std::vector<int64_t> strides, dilations{1, 1, 1, 1}, pads;
-  DFLOW_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
-  DFLOW_RETURN_IF_ERROR(c->GetAttr("padding", &padding));
-  DFLOW_RETURN_IF_ERROR(c->GetAttr("strides", &strides));
-  if (c->HasAttr("dilations")) DFLOW_RETURN_IF_ERROR(c->GetAttr("dilations", &dilations));
-  if (c->HasAttr("explicit_paddings")) {
-    DFLOW_RETURN_IF_ERROR(c->GetAttr("explicit_paddings", &pads));
-  }
-  Attrs a;
-  DFLOW_ASSIGN_OR_RETURN(a.layout, ParseDataFormat(format));
-  DFLOW_ASSIGN_OR_RETURN(a.padding, ParsePadding(padding, /*allow_explicit=*/true));
-  DFLOW_ASSIGN_OR_RETURN(a.strides, SpatialPairFromFour(strides, a.layout, "strides"));
-  DFLOW_ASSIGN_OR_RETURN(a.dilations, SpatialPairFromFour(dilations, a.layout, "dilations"));
-  DFLOW_ASSIGN_OR_RETURN(a.explicit_pads, ParseExplicitPaddings(a.padding, pads, a.layout));
-  return a;
-}
 
 // The sizes of one call: `rows`/`cols` describe the forward convolution (input = the
 // result's size, output = out_backprop's).
@@ -91,7 +65,7 @@ struct Geometry {
 };
 
 // TF's Conv2DBackpropComputeInputShape: the result's dims in data_format order.
-absl::StatusOr<std::vector<int64_t>> InputDims(const Attrs& a, const Tensor& sizes,
+absl::StatusOr<std::vector<int64_t>> InputDims(const ConvAttrs& a, const Tensor& sizes,
                                                const TensorShape& filter,
                                                const TensorShape& out_backprop) {
   if (sizes.shape().dims() != 1) {
@@ -125,7 +99,7 @@ absl::Status CheckDim(Padding padding, int spatial_dim, int64_t out_size, Window
 
 // TF's ConvBackpropComputeDimensionsV2 checks, in TF's order, then the CPU kernel's
 // refusal of grouped filters.
-absl::StatusOr<Geometry> MakeGeometry(const Attrs& a, const std::vector<int64_t>& in,
+absl::StatusOr<Geometry> MakeGeometry(const ConvAttrs& a, const std::vector<int64_t>& in,
                                       const TensorShape& filter, const TensorShape& out) {
   const ImageLayout& l = a.layout;
   if (filter.dims() != 4) {
@@ -214,7 +188,7 @@ struct Plan {
 class Conv2DBackpropInputOp : public OpKernel {
  public:
   explicit Conv2DBackpropInputOp(OpKernelConstruction* c) : OpKernel(c) {
-    OP_ASSIGN_OR_RETURN(c, attrs_, ParseAttrs(c));
+    OP_ASSIGN_OR_RETURN(c, attrs_, ParseConvAttrs(c));
     OP_ASSIGN_OR_RETURN(c, engine_, onednn::MakeCpuEngine());
     filter_constant_ = IsConstantInput(*c, 1);
   }
@@ -278,7 +252,7 @@ class Conv2DBackpropInputOp : public OpKernel {
     return plan;
   }
 
-  Attrs attrs_;
+  ConvAttrs attrs_;
   bool filter_constant_ = false;
   onednn::EnginePtr engine_;
   onednn::ShapeCache<onednn::Primitive> primitives_;

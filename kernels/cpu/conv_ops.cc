@@ -42,6 +42,7 @@
 #include "graph/status_macros.h"
 #include "kernels/cpu/conv_column_fold.h"
 #include "kernels/cpu/dense_layer.h"
+#include "kernels/cpu/conv_attrs.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/pool_primitive.h"
@@ -51,36 +52,6 @@
 
 namespace dflow {
 namespace {
-
-// The attrs, validated once at construction.
-struct ConvAttrs {
-  ImageLayout layout;
-  Padding padding = Padding::kValid;
-  std::vector<int64_t> strides;                                     // {h, w}
-  std::vector<int64_t> dilations;                                   // {h, w}
-  std::vector<int64_t> explicit_pads = std::vector<int64_t>(4, 0);  // {top, bottom, left, right}
-};
-
-absl::StatusOr<ConvAttrs> ParseConvAttrs(OpKernelConstruction* c) {
-  std::string format, padding;
-  std::vector<int64_t> strides, dilations{1, 1, 1, 1}, pads;
-  DFLOW_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
-  DFLOW_RETURN_IF_ERROR(c->GetAttr("padding", &padding));
-  DFLOW_RETURN_IF_ERROR(c->GetAttr("strides", &strides));
-  if (c->HasAttr("dilations")) DFLOW_RETURN_IF_ERROR(c->GetAttr("dilations", &dilations));
-  if (c->HasAttr("explicit_paddings")) {
-    DFLOW_RETURN_IF_ERROR(c->GetAttr("explicit_paddings", &pads));
-  }
-  ConvAttrs attrs;
-  DFLOW_ASSIGN_OR_RETURN(attrs.layout, ParseDataFormat(format));
-  DFLOW_ASSIGN_OR_RETURN(attrs.padding, ParsePadding(padding, /*allow_explicit=*/true));
-  DFLOW_ASSIGN_OR_RETURN(attrs.strides, SpatialPairFromFour(strides, attrs.layout, "strides"));
-  DFLOW_ASSIGN_OR_RETURN(attrs.dilations,
-                         SpatialPairFromFour(dilations, attrs.layout, "dilations"));
-  DFLOW_ASSIGN_OR_RETURN(attrs.explicit_pads,
-                         ParseExplicitPaddings(attrs.padding, pads, attrs.layout));
-  return attrs;
-}
 
 // One Conv2D call's sizes.
 struct ConvGeometry {
