@@ -12,46 +12,17 @@
 
 #include "kernels/cpu/register_cpu_kernels.h"
 #include "runtime/kernel_registry.h"
+#include "tests/kernels/cpu/float_compare.h"
 #include "tests/testing/op_tester.h"
 
 namespace dflow {
 namespace {
 
+using testing::CheckBits;
+using testing::FromBits;
 using testing::OpTester;
 
 const KernelRegistry& Registry() { return testing::TestKernelRegistry(RegisterCwiseKernels); }
-
-template <typename T>
-Tensor FromBits(std::vector<int64_t> shape, const std::vector<uint16_t>& bits) {
-  std::vector<T> values;
-  for (uint16_t b : bits) values.push_back(T{b});
-  return testing::Filled<T>(shape, values);
-}
-
-std::vector<uint16_t> Bits(const Tensor& t) {
-  const auto* data = static_cast<const uint16_t*>(t.raw_data());
-  return std::vector<uint16_t>(data, data + t.NumElements());
-}
-
-bool IsNan(uint16_t bits, DataType dtype) {
-  return (bits & 0x7fff) > (dtype == DT_HALF ? 0x7c00 : 0x7f80);
-}
-
-// Every element equal to TF's bits, or NaN where TF's is NaN.
-void CheckBits(const absl::StatusOr<Tensor>& got, const std::vector<uint16_t>& want) {
-  INFO(got.status().ToString());
-  REQUIRE(got.ok());
-  const std::vector<uint16_t> bits = Bits(*got);
-  REQUIRE(bits.size() == want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    INFO("element " << i << ": got 0x" << std::hex << bits[i] << ", TF 0x" << want[i]);
-    if (IsNan(want[i], got->dtype())) {
-      CHECK(IsNan(bits[i], got->dtype()));
-    } else {
-      CHECK(bits[i] == want[i]);
-    }
-  }
-}
 
 absl::StatusOr<Tensor> Binary(const std::string& op, const Tensor& x, const Tensor& y) {
   return OpTester(op, Registry()).Attr("T", x.dtype()).Input(x).Input(y).RunOne();
