@@ -73,6 +73,26 @@ absl::StatusOr<PlanSignature> MakeSignature(
   return signature;
 }
 
+// Feed `index` of tensor `name` against the dtype and shape the graph gives it.
+absl::Status CheckFeed(size_t index, const std::string& name, DataType dtype,
+                       const PartialShape& shape, const Tensor& value) {
+  if (value.dtype() != dtype) {
+    return absl::InvalidArgumentError(absl::StrCat("Expects arg[", index, "] to be ",
+                                                   DataTypeString(dtype), " but ",
+                                                   DataTypeString(value.dtype()),
+                                                   " is provided"));
+  }
+  // TF's C++ never checks fed shapes (only its Python client does); dflow checks here,
+  // before anything runs, instead of failing deep inside a kernel.
+  const PartialShape fed = value.shape().ToPartialShape();
+  if (!shape.IsCompatibleWith(fed)) {
+    return absl::InvalidArgumentError(absl::StrCat("Cannot feed value of shape ", fed.ToString(),
+                                                   " for tensor '", name, "', which has shape ",
+                                                   shape.ToString()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckFeeds(const ExecutionPlan& plan, const std::vector<Tensor>& feeds) {
   if (feeds.size() != plan.feed_types().size()) {
     return absl::InvalidArgumentError(absl::StrCat("Expects ", plan.feed_types().size(),
@@ -80,19 +100,8 @@ absl::Status CheckFeeds(const ExecutionPlan& plan, const std::vector<Tensor>& fe
                                                    " is provided"));
   }
   for (size_t i = 0; i < feeds.size(); ++i) {
-    if (feeds[i].dtype() != plan.feed_types()[i]) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Expects arg[", i, "] to be ", DataTypeString(plan.feed_types()[i]), " but ",
-          DataTypeString(feeds[i].dtype()), " is provided"));
-    }
-    // TF's C++ never checks fed shapes (only its Python client does); dflow checks here,
-    // before anything runs, instead of failing deep inside a kernel.
-    const PartialShape fed = feeds[i].shape().ToPartialShape();
-    if (!plan.feed_shapes()[i].IsCompatibleWith(fed)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Cannot feed value of shape ", fed.ToString(), " for tensor '", plan.feed_names()[i],
-          "', which has shape ", plan.feed_shapes()[i].ToString()));
-    }
+    DFLOW_RETURN_IF_ERROR(CheckFeed(i, plan.feed_names()[i], plan.feed_types()[i],
+                                    plan.feed_shapes()[i], feeds[i]));
   }
   return absl::OkStatus();
 }
@@ -382,21 +391,8 @@ absl::Status Session::CheckFedTensorsExist(const std::vector<std::string>& names
     const Node* node = state->graph->FindNode(id.node);
     if (node == nullptr) return TensorNotInGraph(names[i]);
     if (id.index >= node->num_outputs()) return NoSuchOutput(*node, id.index);
-    const DataType expected = BaseType(node->output_types()[id.index]);
-    if (values[i].dtype() != expected) {
-      return absl::InvalidArgumentError(absl::StrCat("Expects arg[", i, "] to be ",
-                                                     DataTypeString(expected), " but ",
-                                                     DataTypeString(values[i].dtype()),
-                                                     " is provided"));
-    }
-    // The same shape check as CheckFeeds (and TF's Python Session).
-    const PartialShape fed = values[i].shape().ToPartialShape();
-    const PartialShape& declared = node->output_shapes()[id.index];
-    if (!declared.IsCompatibleWith(fed)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Cannot feed value of shape ", fed.ToString(), " for tensor '", names[i],
-                       "', which has shape ", declared.ToString()));
-    }
+    DFLOW_RETURN_IF_ERROR(CheckFeed(i, names[i], BaseType(node->output_types()[id.index]),
+                                    node->output_shapes()[id.index], values[i]));
   }
   return absl::OkStatus();
 }
