@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "tools/bench_command.h"
 #include "tools/convert_command.h"
 #include "tools/devices_command.h"
 #include "tools/inspect_command.h"
@@ -26,6 +27,9 @@ constexpr char kUsage[] =
     "                                       a SavedModel; feeds/fetches are signature keys\n"
     "  run     --meta_graph=FILE --checkpoint=PREFIX [...]\n"
     "                                       a MetaGraphDef with a V2 checkpoint restored\n"
+    "  bench   --graph=PATH|--saved_model=DIR [--runs=50] [--warmup=5] [--threads=N]\n"
+    "          [--batch=N] [--shape=NAME=d0,d1,...] [--feed/--fetch/--config as run]\n"
+    "          [--output=json|text]          time repeated runs: latency and throughput\n"
     "  devices [--config=TEXTPROTO]         list the devices a session gets\n"
     "  place   --graph=PATH [--config=TEXTPROTO] [--explain]\n"
     "                                       where each node runs (and why, and every copy)\n"
@@ -34,6 +38,7 @@ constexpr char kUsage[] =
 
 absl::Status Dispatch(const std::string& command, const std::vector<std::string>& args) {
   if (command == "run") return dflow::RunRunCommand(args, std::cout);
+  if (command == "bench") return dflow::RunBenchCommand(args, std::cout, std::cerr);
   if (command == "devices") return dflow::RunDevicesCommand(args, std::cout);
   if (command == "place") return dflow::RunPlaceCommand(args, std::cout);
   if (command == "inspect") return dflow::RunInspectCommand(args, std::cout);

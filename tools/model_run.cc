@@ -30,6 +30,7 @@ struct ModelRun {
   Feeds feeds;
   std::vector<std::string> fetches;
   std::vector<std::string> fetch_names;
+  std::vector<std::pair<std::string, TensorInfo>> unfed_inputs;
 };
 
 std::string Keys(const google::protobuf::Map<std::string, TensorInfo>& map) {
@@ -56,6 +57,7 @@ absl::StatusOr<const TensorInfo*> SignatureTensor(
 absl::StatusOr<ModelRun> SignatureRun(const CliArgs& flags, const SignatureDef& signature,
                                       const std::string& key) {
   ModelRun run;
+  std::vector<std::string> fed_keys;
   for (const std::string& flag : flags.GetAll("feed")) {
     DFLOW_ASSIGN_OR_RETURN(FeedFlag feed, SplitFeedFlag(flag));
     DFLOW_ASSIGN_OR_RETURN(const TensorInfo* info,
@@ -63,7 +65,15 @@ absl::StatusOr<ModelRun> SignatureRun(const CliArgs& flags, const SignatureDef& 
     DFLOW_ASSIGN_OR_RETURN(Tensor value,
                            ParseFeedValue(feed.name, feed.value, info->dtype(), FeedAllocator()));
     run.feeds.emplace_back(info->name(), std::move(value));
+    fed_keys.push_back(feed.name);
   }
+  for (const auto& [input, info] : signature.inputs()) {
+    if (std::find(fed_keys.begin(), fed_keys.end(), input) == fed_keys.end()) {
+      run.unfed_inputs.emplace_back(input, info);
+    }
+  }
+  std::sort(run.unfed_inputs.begin(), run.unfed_inputs.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> fetch_keys = flags.GetAll("fetch");
   if (fetch_keys.empty() && flags.GetAll("target").empty()) {
     for (const auto& [output, info] : signature.outputs()) fetch_keys.push_back(output);
@@ -132,14 +142,11 @@ bool IsModelRun(const CliArgs& flags) {
   return flags.Has("saved_model") || flags.Has("meta_graph");
 }
 
-absl::StatusOr<RunResult> RunModel(const CliArgs& flags) {
-  ConfigProto config;
-  RunOptions run_options;
-  if (flags.Has("config")) {
-    DFLOW_RETURN_IF_ERROR(ParseTextProto(flags.Get("config"), "--config", &config));
-  }
+absl::StatusOr<LoadedModelRun> LoadModelRun(const CliArgs& flags, const ConfigProto& config) {
+  LoadedModelRun loaded;
   if (flags.Has("run_options")) {
-    DFLOW_RETURN_IF_ERROR(ParseTextProto(flags.Get("run_options"), "--run_options", &run_options));
+    DFLOW_RETURN_IF_ERROR(
+        ParseTextProto(flags.Get("run_options"), "--run_options", &loaded.run_options));
   }
   DFLOW_ASSIGN_OR_RETURN(SavedModelBundle bundle, LoadModel(flags, config));
   ModelRun run;
@@ -151,11 +158,26 @@ absl::StatusOr<RunResult> RunModel(const CliArgs& flags) {
   } else {
     DFLOW_ASSIGN_OR_RETURN(run, TensorNameRun(flags, bundle.meta_graph_def.graph_def()));
   }
+  loaded.session = std::move(bundle.session);
+  loaded.feeds = std::move(run.feeds);
+  loaded.fetches = std::move(run.fetches);
+  loaded.fetch_names = std::move(run.fetch_names);
+  loaded.targets = flags.GetAll("target");
+  loaded.unfed_inputs = std::move(run.unfed_inputs);
+  return loaded;
+}
+
+absl::StatusOr<RunResult> RunModel(const CliArgs& flags) {
+  ConfigProto config;
+  if (flags.Has("config")) {
+    DFLOW_RETURN_IF_ERROR(ParseTextProto(flags.Get("config"), "--config", &config));
+  }
+  DFLOW_ASSIGN_OR_RETURN(LoadedModelRun loaded, LoadModelRun(flags, config));
   RunResult result;
-  result.session = std::move(bundle.session);
-  result.fetch_names = std::move(run.fetch_names);
-  DFLOW_RETURN_IF_ERROR(result.session->Run(run_options, run.feeds, run.fetches,
-                                            flags.GetAll("target"), &result.outputs,
+  result.session = std::move(loaded.session);
+  result.fetch_names = std::move(loaded.fetch_names);
+  DFLOW_RETURN_IF_ERROR(result.session->Run(loaded.run_options, loaded.feeds, loaded.fetches,
+                                            loaded.targets, &result.outputs,
                                             flags.Has("run_metadata") ? &result.metadata
                                                                       : nullptr));
   return result;

@@ -18,7 +18,13 @@
 #ifndef DFLOW_TOOLS_MODEL_RUN_H_
 #define DFLOW_TOOLS_MODEL_RUN_H_
 
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "absl/status/statusor.h"
+#include "proto/meta_graph.pb.h"
 #include "tools/cli_args.h"
 #include "tools/run_command.h"
 
@@ -30,6 +36,22 @@ inline constexpr const char* kModelRunFlags[] = {"saved_model", "signature", "ta
 
 // Whether the flags name a model (--saved_model or --meta_graph) rather than --graph.
 bool IsModelRun(const CliArgs& flags);
+
+// A model loaded and ready to run (rules 1-3), for `run` (once) and `bench` (repeatedly).
+struct LoadedModelRun {
+  std::unique_ptr<Session> session;
+  RunOptions run_options;
+  std::vector<std::pair<std::string, Tensor>> feeds;  // tensor names
+  std::vector<std::string> fetches;                   // tensor names
+  std::vector<std::string> fetch_names;               // as results are reported
+  std::vector<std::string> targets;
+  // The signature's inputs no --feed gave, by key (--saved_model only).
+  std::vector<std::pair<std::string, TensorInfo>> unfed_inputs;
+};
+
+// Loads the model the flags name into a session configured by `config` (the caller
+// parses --config), with its feeds parsed and its fetches resolved.
+absl::StatusOr<LoadedModelRun> LoadModelRun(const CliArgs& flags, const ConfigProto& config);
 
 // Loads the model the flags name and runs it once.
 absl::StatusOr<RunResult> RunModel(const CliArgs& flags);

@@ -14,6 +14,8 @@ PACKAGES=(
   libdnnl-dev          # oneDNN 2.6: float GEMM of the CPU MatMul (kernels/README.md "BLAS choice")
   libopenblas-dev      # OpenBLAS 0.3.21: double GEMM of the CPU MatMul
   zlib1g-dev           # zlib: MNIST's .gz IDX files read as they are downloaded (tools/idx_file)
+  libre2-dev           # RE2: StaticRegexReplace/RegexReplace, TF's regex engine (kernels/cpu/regex_replace_op.cc)
+  libicu-dev           # ICU: utf-8 StringLower/StringUpper, TF's case mapping (kernels/cpu/string_ops.cc)
 )
 
 missing=()

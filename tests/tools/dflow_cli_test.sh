@@ -345,5 +345,41 @@ assert doc["outputs"][1]["values"] == ["NaN", "Infinity", -0.0], doc
 out=$("$DFLOW" run --graph="$TMP/nonfinite.pbtxt" --fetch=log 2>&1) || fail "nonfinite text: $out"
 echo "$out" | grep -q '^\[ nan -inf    0\]$' || fail "nonfinite text: $out"
 
+# bench: repeated runs of a graph, synthetic feeds of the placeholder's shape (the unknown
+# batch dim from --batch), default fetches = the outputs nothing consumes, strict JSON.
+LENET="$CORPUS/frozen_pb/mnist_lenet5_cnn.pb"
+"$DFLOW" bench --graph="$LENET" --feed=keep_prob=1 --runs=7 --warmup=2 --threads=1 --batch=4 --output=json >"$TMP/out" 2>"$TMP/err" || fail "bench lenet: $(cat "$TMP/err")"
+python3 -c '
+import json, sys
+doc = json.loads(open(sys.argv[1]).read(), parse_constant=lambda c: 1/0)
+assert doc["runs"] == 7 and doc["warmup"] == 2 and doc["threads"] == 1 and doc["batch"] == 4, doc
+assert doc["inputs"] == [{"name": "keep_prob", "dtype": "float32", "shape": [], "source": "feed"}, {"name": "input", "dtype": "float32", "shape": [4, 784], "source": "synthetic"}], doc["inputs"]
+assert len(doc["samples_ms"]) == 7, doc
+lat = doc["latency_ms"]
+assert 0 < lat["min"] <= lat["median"] <= lat["p90"] <= lat["max"], lat
+assert abs(doc["throughput"]["items_per_s"] - 4 * doc["throughput"]["runs_per_s"]) < 1e-6 * doc["throughput"]["items_per_s"], doc
+assert doc["fetches"], doc
+' "$TMP/out" || fail "bench lenet JSON: $(cat "$TMP/out")"
+out=$("$DFLOW" bench --graph="$LENET" --feed=keep_prob=1 --runs=3 --warmup=0 --shape=input=2,784 --fetch=output 2>&1) || fail "bench text: $out"
+echo "$out" | grep -q "^input: input float32 \[2,784\] (synthetic)$" || fail "bench text input: $out"
+echo "$out" | grep -q "^latency ms: min [0-9.]*  median [0-9.]*  p90 [0-9.]*  max [0-9.]*  mean [0-9.]*$" || fail "bench text latency: $out"
+echo "$out" | grep -q "items/s (batch 2)$" || fail "bench text throughput: $out"
+"$DFLOW" bench --graph="$LENET" --runs=0 2>"$TMP/err"; [ $? -eq 1 ] || fail "bench runs=0 exit"
+grep -q "^INVALID_ARGUMENT: --runs=0: expected an integer >= 1" "$TMP/err" || fail "bench runs=0: $(cat "$TMP/err")"
+"$DFLOW" bench --graph="$LENET" --shape=input=2,x 2>"$TMP/err"; [ $? -eq 1 ] || fail "bench bad shape exit"
+grep -q "^INVALID_ARGUMENT: --shape input=2,x: 'x' is not a non-negative integer dimension" "$TMP/err" || fail "bench bad shape: $(cat "$TMP/err")"
+cat > "$TMP/unknown_dims.pbtxt" <<'PB'
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: -1 } dim { size: -1 } } } } }
+node { name: "y" op: "Relu" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+PB
+"$DFLOW" bench --graph="$TMP/unknown_dims.pbtxt" 2>"$TMP/err"; [ $? -eq 1 ] || fail "bench unknown dim exit"
+grep -q "^INVALID_ARGUMENT: input x has an unknown dimension 1: give its shape with --shape=x=d0,d1,..." "$TMP/err" || fail "bench unknown dim: $(cat "$TMP/err")"
+"$DFLOW" bench --graph="$TMP/unknown_dims.pbtxt" --feed='x=[[1,-2]]' --runs=2 --output=json >"$TMP/out" 2>"$TMP/err" || fail "bench fed: $(cat "$TMP/err")"
+grep -q '"inputs": \[{"name": "x", "dtype": "float32", "shape": \[1, 2\], "source": "feed"}\], "fetches": \["y:0"\]' "$TMP/out" || fail "bench fed JSON: $(cat "$TMP/out")"
+"$DFLOW" bench --help | grep -q "^usage: dflow bench" || fail "bench --help"
+# bench on a SavedModel signature: unfed inputs synthesized, named by key.
+"$DFLOW" bench --saved_model="$CORPUS/saved_model/tf_half_plus_two" --runs=3 --batch=5 --output=json >"$TMP/out" 2>"$TMP/err" || fail "bench saved_model: $(cat "$TMP/err")"
+grep -q '"inputs": \[{"name": "x", "dtype": "float32", "shape": \[5, 1\], "source": "synthetic"}\]' "$TMP/out" || fail "bench saved_model JSON: $(cat "$TMP/out")"
+
 [ $failures -eq 0 ] && echo "all dflow CLI checks passed"
 exit $failures
