@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "graph/batch_norm_folding.h"
 #include "graph/constant_inputs.h"
 #include "graph/device_name.h"
 #include "graph/node_def_util.h"
@@ -130,9 +131,17 @@ std::optional<int64_t> OutChannels(const Node& root) {
     if (dims->size() != 4) return std::nullopt;
     return (*dims)[3];
   }
+  if (root.op() == "DepthwiseConv2dNative") {
+    if (dims->size() != 4) return std::nullopt;
+    return (*dims)[2] * (*dims)[3];
+  }
   if (dims->size() != 2) return std::nullopt;
   absl::StatusOr<bool> transpose_b = GetBoolAttr(root.def(), "transpose_b");
   return (transpose_b.ok() && *transpose_b) ? (*dims)[0] : (*dims)[1];
+}
+
+bool IsConvolution(const Node& node) {
+  return node.op() == "Conv2D" || node.op() == "DepthwiseConv2dNative";
 }
 
 // The bias edge of `add` (BiasAdd, or Add/AddV2 of a rank-1 Const) reading `in`.
@@ -141,11 +150,11 @@ const Edge* MatchBias(const Node& root, const Edge* in) {
   if (add.op() == "BiasAdd") {
     if (in->dst_input != 0) return nullptr;
     const std::string format = StringAttr(add, "data_format", "NHWC");
-    if (root.op() == "Conv2D" && format != StringAttr(root, "data_format", "NHWC")) return nullptr;
+    if (IsConvolution(root) && format != StringAttr(root, "data_format", "NHWC")) return nullptr;
     return add.input_edge(1);
   }
   if (add.op() != "Add" && add.op() != "AddV2") return nullptr;
-  if (root.op() == "Conv2D" && StringAttr(root, "data_format", "NHWC") != "NHWC") return nullptr;
+  if (IsConvolution(root) && StringAttr(root, "data_format", "NHWC") != "NHWC") return nullptr;
   const Edge* other = add.input_edge(1 - in->dst_input);
   std::optional<std::vector<int64_t>> dims = StaticDims(other);
   std::optional<int64_t> channels = OutChannels(root);
@@ -157,7 +166,11 @@ const Edge* MatchBias(const Node& root, const Edge* in) {
 }
 
 std::optional<Chain> MatchChain(Node* root) {
-  if ((root->op() != "Conv2D" && root->op() != "MatMul") || !OnCpu(*root) || !IsFloat(*root)) {
+  if ((!IsConvolution(*root) && root->op() != "MatMul") || !OnCpu(*root) || !IsFloat(*root)) {
+    return std::nullopt;
+  }
+  // _FusedDepthwiseConv2dNative has no explicit_paddings.
+  if (root->op() == "DepthwiseConv2dNative" && StringAttr(*root, "padding", "") == "EXPLICIT") {
     return std::nullopt;
   }
   const Edge* to_bias = SoleConsumer(*root);
@@ -184,12 +197,15 @@ NodeDef FusedDef(const Chain& chain) {
   const Node& root = *chain.root;
   NodeDef def;
   def.set_name(chain.last()->name());
-  def.set_op(root.op() == "Conv2D" ? "_FusedConv2D" : "_FusedMatMul");
+  def.set_op(root.op() == "Conv2D"                  ? "_FusedConv2D"
+             : root.op() == "DepthwiseConv2dNative" ? "_FusedDepthwiseConv2dNative"
+                                                    : "_FusedMatMul");
   def.set_device(chain.last()->requested_device());
   auto& attrs = *def.mutable_attr();
   for (const auto& [name, value] : root.def().attr()) {
     if (!absl::StartsWith(name, "_")) attrs[name] = value;  // not dflow's or TF's private marks
   }
+  if (root.op() == "DepthwiseConv2dNative") attrs.erase("explicit_paddings");
   attrs["num_args"].set_i(1);
   if (root.op() == "Conv2D") attrs["TArgs"].mutable_list()->add_type(DT_FLOAT);
   auto* fused_ops = attrs["fused_ops"].mutable_list();
@@ -307,6 +323,8 @@ absl::Status FuseMaxPool(Graph* graph, Node* conv) {
 }  // namespace
 
 absl::Status FuseCpuOps(Graph* graph) {
+  // Batch norms into their convolutions first: each leaves a Conv -> BiasAdd to fuse.
+  DFLOW_RETURN_IF_ERROR(FoldBatchNorms(graph));
   // Pads first, so that a padded convolution still fuses with its bias. Folding removes
   // only Pad nodes, never a Conv2D of this list.
   std::vector<Node*> convs;

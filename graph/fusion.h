@@ -10,6 +10,11 @@
 //   Conv2D -> BiasAdd (same data_format) | Add/AddV2 with a rank-1 Const bias of the
 //   filter's out-channels (NHWC only) [-> Relu | Relu6]
 //       => _FusedConv2D(input, filter, bias) fused_ops ["BiasAdd"(, "Relu"|"Relu6")]
+//   Conv2D | DepthwiseConv2dNative -> FusedBatchNorm* (inference, Const statistics)
+//       => Conv -> BiasAdd with the batch norm folded into the weights
+//          (graph/batch_norm_folding.h), first, so the next rewrite fuses it.
+//   DepthwiseConv2dNative (not EXPLICIT) -> BiasAdd | Add [-> Relu | Relu6]
+//       => _FusedDepthwiseConv2dNative(input, filter, bias), as for Conv2D.
 //   MatMul -> BiasAdd | Add/AddV2 with a rank-1 Const bias of B's columns
 //   [-> Relu | Relu6]
 //       => _FusedMatMul(a, b, bias) with the same fused_ops.

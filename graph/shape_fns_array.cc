@@ -876,6 +876,10 @@ void RegisterSequenceAndReordering(ShapeRegistry& r) {
   r.Register("Where", WhereShape);
   r.Register("Unique", UniqueShape);
   RegisterAll(r, {"ReverseV2", "Cumsum", "Cumprod", "Roll", "MatrixBandPart"}, UnchangedShape);
+  // Element-wise string kernels (kernels/cpu/string_ops.cc, as_string_op.cc, ...).
+  RegisterAll(r, {"StringLength", "StringLower", "StringUpper", "AsString", "StringToNumber",
+                  "StaticRegexReplace", "RegexReplace"},
+              UnchangedShape);
 }
 
 // ---------------------------------------------------------------- space to batch

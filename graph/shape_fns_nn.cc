@@ -215,6 +215,52 @@ absl::Status Conv2DBackpropInputShape(Ctx& c) {
   return absl::OkStatus();
 }
 
+// ---------------------------------------------------------------- NMS, CropAndResize
+
+// NonMaxSuppressionV3/V4 (TF's NMSShapeFn) and V5 (SoftNMSShapeFn): boxes [n, 4],
+// scores [n], scalar arguments; selected_indices (and V5's selected_scores) are [?], or
+// [max_output_size] when padded to a known max_output_size; valid_outputs is a scalar.
+absl::Status NonMaxSuppressionShape(Ctx& c, int scalars, bool padded_form) {
+  DFLOW_ASSIGN_OR_RETURN(PartialShape boxes, WithRank(c.input(0), 2));
+  DFLOW_ASSIGN_OR_RETURN(PartialShape scores, WithRank(c.input(1), 1));
+  for (int i = 2; i < 2 + scalars; ++i) DFLOW_RETURN_IF_ERROR(WithRank(c.input(i), 0).status());
+  DFLOW_RETURN_IF_ERROR(MergeDims(boxes.dim(0), scores.dim(0)).status());
+  DFLOW_RETURN_IF_ERROR(MergeDims(boxes.dim(1), 4).status());
+  int64_t selected = kUnknown;
+  if (padded_form && BoolAttr(c, "pad_to_max_output_size", false)) {
+    const std::optional<int64_t> max = ScalarValue(c, 2);
+    if (max.has_value() && *max < 0) {
+      return Invalid(absl::StrCat(
+          "Dimension size, given by scalar input 2, must be non-negative but is ", *max));
+    }
+    selected = max.value_or(kUnknown);
+  }
+  const int vectors = c.num_outputs() - (padded_form ? 1 : 0);
+  for (int i = 0; i < vectors; ++i) c.set_output(i, PartialShape(std::vector<int64_t>{selected}));
+  if (padded_form) c.set_output(c.num_outputs() - 1, PartialShape(std::vector<int64_t>{}));
+  return absl::OkStatus();
+}
+
+// CropAndResize: image [batch, h, w, depth], boxes [n, 4], box_ind [n], crop_size [2];
+// the crops are [n, crop_h, crop_w, depth], the sizes known when crop_size is.
+absl::Status CropAndResizeShape(Ctx& c) {
+  DFLOW_ASSIGN_OR_RETURN(PartialShape image, WithRank(c.input(0), 4));
+  DFLOW_ASSIGN_OR_RETURN(PartialShape boxes, WithRank(c.input(1), 2));
+  DFLOW_ASSIGN_OR_RETURN(PartialShape box_ind, WithRank(c.input(2), 1));
+  DFLOW_ASSIGN_OR_RETURN(int64_t num_boxes, MergeDims(boxes.dim(0), box_ind.dim(0)));
+  DFLOW_RETURN_IF_ERROR(MergeDims(boxes.dim(1), 4).status());
+  DFLOW_ASSIGN_OR_RETURN(PartialShape size, WithRank(c.input(3), 1));
+  DFLOW_RETURN_IF_ERROR(MergeDims(size.dim(0), 2).status());
+  int64_t height = kUnknown, width = kUnknown;
+  const std::vector<int64_t>* value = c.input_value(3);
+  if (value != nullptr && value->size() == 2) {
+    if ((*value)[0] >= 0) height = (*value)[0];
+    if ((*value)[1] >= 0) width = (*value)[1];
+  }
+  c.set_output(0, PartialShape(std::vector<int64_t>{num_boxes, height, width, image.dim(3)}));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterNNShapeFns(ShapeRegistry& r) {
@@ -226,6 +272,10 @@ void RegisterNNShapeFns(ShapeRegistry& r) {
   r.Register("TopKV2", TopKShape);
   RegisterAll(r, {"ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic"}, ResizeShape);
   r.Register("Conv2DBackpropInput", Conv2DBackpropInputShape);
+  r.Register("NonMaxSuppressionV3", [](Ctx& c) { return NonMaxSuppressionShape(c, 3, false); });
+  r.Register("NonMaxSuppressionV4", [](Ctx& c) { return NonMaxSuppressionShape(c, 3, true); });
+  r.Register("NonMaxSuppressionV5", [](Ctx& c) { return NonMaxSuppressionShape(c, 4, true); });
+  r.Register("CropAndResize", CropAndResizeShape);
 }
 
 }  // namespace shape_fn_util

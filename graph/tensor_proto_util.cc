@@ -15,12 +15,12 @@ int ValuesPerElement(DataType t) {
   return (t == DT_COMPLEX64 || t == DT_COMPLEX128) ? 2 : 1;
 }
 
-template <typename T>
-void AppendLittleEndian(const std::string& bytes, int64_t n, std::vector<int64_t>* out) {
+template <typename T, typename Out>
+void AppendLittleEndian(const std::string& bytes, int64_t n, std::vector<Out>* out) {
   for (int64_t i = 0; i < n; ++i) {
     T v;
     std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
-    out->push_back(static_cast<int64_t>(v));
+    out->push_back(static_cast<Out>(v));
   }
 }
 
@@ -143,6 +143,30 @@ absl::StatusOr<std::vector<int64_t>> TensorProtoToInt64s(const TensorProto& prot
   }
   // TF's rule: missing trailing values repeat the last one; none at all means zeros.
   const int64_t fill = out.empty() ? 0 : out.back();
+  out.resize(n, fill);
+  return out;
+}
+
+absl::StatusOr<std::vector<float>> TensorProtoToFloats(const TensorProto& proto,
+                                                       int64_t max_elements) {
+  DFLOW_RETURN_IF_ERROR(CheckTensorProto(proto));
+  if (proto.dtype() != DT_FLOAT) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected a float tensor, got ", DataTypeString(proto.dtype())));
+  }
+  DFLOW_ASSIGN_OR_RETURN(int64_t n, TensorProtoNumElements(proto));
+  if (n > max_elements) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("float tensor of ", n, " elements is too large to decode here"));
+  }
+  std::vector<float> out;
+  out.reserve(n);
+  if (!proto.tensor_content().empty()) {
+    AppendLittleEndian<float>(proto.tensor_content(), n, &out);
+  } else {
+    out.assign(proto.float_val().begin(), proto.float_val().end());
+  }
+  const float fill = out.empty() ? 0.0f : out.back();
   out.resize(n, fill);
   return out;
 }

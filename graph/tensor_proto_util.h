@@ -29,6 +29,11 @@ absl::Status CheckTensorProto(const TensorProto& proto);
 absl::StatusOr<std::vector<int64_t>> TensorProtoToInt64s(const TensorProto& proto,
                                                          int64_t max_elements = 1 << 20);
 
+// Decodes a DT_FLOAT tensor (tensor_content or float_val, TF's repeat-last-value rule)
+// into floats. INVALID_ARGUMENT for other dtypes or more than `max_elements` elements.
+absl::StatusOr<std::vector<float>> TensorProtoToFloats(const TensorProto& proto,
+                                                       int64_t max_elements);
+
 // Number of values in the typed field that TF decodes for the proto's dtype.
 int TypedValueCount(const TensorProto& proto);
 

@@ -10,6 +10,7 @@
 #include "graph/partition.h"
 #include "graph/status_macros.h"
 #include "graph/subgraph.h"
+#include "session/constant_folding.h"
 #include "session/kernel_coverage.h"
 
 namespace dflow {
@@ -94,7 +95,7 @@ absl::StatusOr<std::string> CanonicalTensorName(absl::string_view name) {
 
 absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     std::shared_ptr<const Graph> placed, const PlanSignature& signature,
-    const DeviceMgr& devices, const KernelRegistry& kernels) {
+    const DeviceMgr& devices, const KernelRegistry& kernels, bool fold_constants) {
   const Graph& placed_graph = *placed;
   DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, CopyPlacedGraph(placed_graph));
   RewriteSpec spec;
@@ -104,6 +105,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
   spec.client_device = devices.client_device()->name();
   DFLOW_ASSIGN_OR_RETURN(RewriteResult rewrite, RewriteGraphForExecution(spec, graph.get()));
   DFLOW_RETURN_IF_ERROR(MissingKernelsError(FindMissingKernels(*graph, kernels)));
+  if (fold_constants) DFLOW_RETURN_IF_ERROR(FoldConstants(graph.get()).status());
 
   std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan());
   // From the session's graph: a feed nothing needs has its _Arg pruned (TF accepts such

@@ -46,7 +46,7 @@ class ExecutionPlan {
   // plan keeps `placed_graph` (shared, immutable) for PartitionGraphDef.
   static absl::StatusOr<std::unique_ptr<ExecutionPlan>> Build(
       std::shared_ptr<const Graph> placed_graph, const PlanSignature& signature,
-      const DeviceMgr& devices, const KernelRegistry& kernels);
+      const DeviceMgr& devices, const KernelRegistry& kernels, bool fold_constants = true);
 
   const std::vector<Partition>& partitions() const { return partitions_; }
   // `partition`'s GraphDef, complete (as TF's RunMetadata.partition_graphs has it).

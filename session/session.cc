@@ -15,6 +15,7 @@
 #include "graph/types.h"
 #include "graph/status_macros.h"
 #include "runtime/call_frame.h"
+#include "session/constant_folding.h"
 #include "session/kernel_coverage.h"
 #include "session/kernel_library.h"
 #include "session/step_stats_collector.h"
@@ -302,7 +303,7 @@ absl::StatusOr<std::shared_ptr<const ExecutionPlan>> Session::GetPlan(
   // Compile outside the lock; if two threads race, the first inserted plan wins.
   DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionPlan> built,
                          ExecutionPlan::Build(state->graph, signature, *devices_.devices,
-                                              kernels_));
+                                              kernels_, ConstantFoldingEnabled(config_)));
   std::shared_ptr<const ExecutionPlan> plan = std::move(built);
   absl::MutexLock lock(&mu_);
   if (state_ != state) return plan;  // graph changed meanwhile: use once, don't cache

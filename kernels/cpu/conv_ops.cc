@@ -20,7 +20,8 @@
 // convolutions with few output channels fold column pairs into channels
 // (conv_column_fold.h) so that oneDNN's vector lanes do not idle.
 //
-// DepthwiseConv2dNative is the same kernel too: its filter [fh, fw, in, multiplier] is,
+// DepthwiseConv2dNative (and _FusedDepthwiseConv2dNative, its bias and activation fused
+// as _FusedConv2D's) is the same kernel too: its filter [fh, fw, in, multiplier] is,
 // unchanged in memory, the grouped HWIO filter [fh, fw, 1, in * multiplier] of a
 // convolution with one group per input channel (output channel c * multiplier + m is
 // group c's m-th), so it runs as that grouped convolution, packed filter and all. Its
@@ -511,8 +512,14 @@ class Conv2DOp : public OpKernel {
     std::string filter_format;
     DFLOW_RETURN_IF_ERROR(c->GetAttr("fused_ops", &fused_ops));
     DFLOW_RETURN_IF_ERROR(c->GetAttr("num_args", &num_args));
-    DFLOW_RETURN_IF_ERROR(c->GetAttr("num_host_args", &num_host_args));
-    DFLOW_RETURN_IF_ERROR(c->GetAttr("filter_format", &filter_format));
+    // _FusedDepthwiseConv2dNative declares neither (its filter is always HWIO-like).
+    if (c->HasAttr("num_host_args")) {
+      DFLOW_RETURN_IF_ERROR(c->GetAttr("num_host_args", &num_host_args));
+    }
+    filter_format = "HWIO";
+    if (c->HasAttr("filter_format")) {
+      DFLOW_RETURN_IF_ERROR(c->GetAttr("filter_format", &filter_format));
+    }
     if (filter_format != "HWIO" || num_host_args != 0) {
       return absl::UnimplementedError(absl::StrCat(
           "_FusedConv2D on CPU takes HWIO filters and no host args, got filter_format ",
@@ -579,11 +586,13 @@ absl::Status RegisterConvKernels(KernelRegistry* registry) {
       KernelDefBuilder("_FusedConv2D").Device("CPU").TypeConstraint<float>("T")));
   DFLOW_RETURN_IF_ERROR(registry->Register<Conv2DOp>(
       KernelDefBuilder("_DflowFusedConv2DMaxPool").Device("CPU").TypeConstraint<float>("T")));
-  DFLOW_RETURN_IF_ERROR(registry->Register(
-      KernelDefBuilder("DepthwiseConv2dNative").Device("CPU").TypeConstraint<float>("T"),
-      [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
-        return std::make_unique<Conv2DOp>(c, /*depthwise=*/true);
-      }));
+  for (const char* op : {"DepthwiseConv2dNative", "_FusedDepthwiseConv2dNative"}) {
+    DFLOW_RETURN_IF_ERROR(registry->Register(
+        KernelDefBuilder(op).Device("CPU").TypeConstraint<float>("T"),
+        [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+          return std::make_unique<Conv2DOp>(c, /*depthwise=*/true);
+        }));
+  }
   return absl::OkStatus();
 }
 

@@ -423,6 +423,22 @@ struct ExpFn {
     return std::exp(x);
   }
 };
+// exp(x) - 1 and log(1 + x) without the cancellation near 0 (Keras elu/selu/celu use
+// Expm1), as TF's Eigen functors.
+struct Expm1Fn {
+  static constexpr int kCost = 20;
+  template <typename T>
+  static T Apply(T x) {
+    return std::expm1(x);
+  }
+};
+struct Log1pFn {
+  static constexpr int kCost = 20;
+  template <typename T>
+  static T Apply(T x) {
+    return std::log1p(x);
+  }
+};
 struct LogFn {
   static constexpr int kCost = 20;
   template <typename T>
@@ -638,6 +654,8 @@ absl::Status RegisterUnaryKernels(KernelRegistry* r) {
   DFLOW_RETURN_IF_ERROR(RegisterUnary<RsqrtFn>(r, "Rsqrt", real));
   DFLOW_RETURN_IF_ERROR(RegisterUnary<ExpFn>(r, "Exp", real));
   DFLOW_RETURN_IF_ERROR(RegisterUnary<LogFn>(r, "Log", real));
+  DFLOW_RETURN_IF_ERROR(RegisterUnary<Expm1Fn>(r, "Expm1", real));
+  DFLOW_RETURN_IF_ERROR(RegisterUnary<Log1pFn>(r, "Log1p", real));
   DFLOW_RETURN_IF_ERROR(RegisterUnary<ReciprocalFn>(r, "Reciprocal", real));
   DFLOW_RETURN_IF_ERROR(RegisterUnary<FloorFn>(r, "Floor", real));
   DFLOW_RETURN_IF_ERROR(RegisterUnary<CeilFn>(r, "Ceil", real));

@@ -45,6 +45,13 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterCropAndResizeKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterAssertKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterConvBackpropInputKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterEinsumKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterStringCaseLengthKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterAsStringKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterStringToNumberKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterStringSplitKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterRegexReplaceKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterRaggedToTensorKernels(registry));
   return absl::OkStatus();
 }
 

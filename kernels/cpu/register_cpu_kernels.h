@@ -51,6 +51,13 @@ absl::Status RegisterNonMaxSuppressionKernels(KernelRegistry* registry);  // non
 absl::Status RegisterCropAndResizeKernels(KernelRegistry* registry);  // crop_and_resize_op.cc
 absl::Status RegisterAssertKernels(KernelRegistry* registry);  // assert_op.cc
 absl::Status RegisterConvBackpropInputKernels(KernelRegistry* registry);  // conv_backprop_input_op.cc
+absl::Status RegisterEinsumKernels(KernelRegistry* registry);  // einsum_op.cc
+absl::Status RegisterStringCaseLengthKernels(KernelRegistry* registry);  // string_ops.cc
+absl::Status RegisterAsStringKernels(KernelRegistry* registry);  // as_string_op.cc
+absl::Status RegisterStringToNumberKernels(KernelRegistry* registry);  // string_to_number_op.cc
+absl::Status RegisterStringSplitKernels(KernelRegistry* registry);  // string_split_op.cc
+absl::Status RegisterRegexReplaceKernels(KernelRegistry* registry);  // regex_replace_op.cc
+absl::Status RegisterRaggedToTensorKernels(KernelRegistry* registry);  // ragged_to_tensor_op.cc
 
 }  // namespace dflow
 

@@ -1,4 +1,5 @@
-// Element-wise kernels: unary, broadcasting binary, AddN, BiasAdd, Cast, Fill.
+// Element-wise kernels: unary (math and activations), LeakyRelu, IsNan/IsInf/IsFinite,
+// broadcasting binary, AddN, BiasAdd, Cast, Fill.
 // Grid-stride loops over int64 indices (tensors beyond 2^31 elements work).
 #include <cmath>
 
@@ -18,6 +19,31 @@ inline int Blocks(int64_t n) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(blockDim.x) * gridDim.x)
 
+// Round half to even (Round, Rint); integers round to themselves (no trip through
+// double, which would lose int64 precision).
+__device__ inline float RoundHalfEven(float x) { return rintf(x); }
+__device__ inline double RoundHalfEven(double x) { return rint(x); }
+__device__ inline int32_t RoundHalfEven(int32_t x) { return x; }
+__device__ inline int64_t RoundHalfEven(int64_t x) { return x; }
+
+// TF's softplus threshold log(epsilon) + 2 (kernels/cpu/activation_ops.cc SoftplusFn).
+__device__ inline double SoftplusThreshold(double) { return log(2.220446049250313e-16) + 2.0; }
+__device__ inline float SoftplusThreshold(float) { return logf(1.1920928955078125e-7f) + 2.f; }
+
+// x above -t, e^x below t, else log1p(e^x).
+template <typename C>
+__device__ C Softplus(C x) {
+  const C t = SoftplusThreshold(x);
+  if (x > -t) return x;
+  const C e = exp(x);
+  if (x < t) return e;
+  return log1p(e);
+}
+
+// TF's Selu constants: scale * alpha folded into one, and scale.
+constexpr double kSeluScaleAlpha = 1.7580993408473768599402175208123;
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+
 template <typename T>
 __device__ T ApplyUnary(UnaryOp op, T x) {
   switch (op) {
@@ -33,6 +59,25 @@ __device__ T ApplyUnary(UnaryOp op, T x) {
     case UnaryOp::kRelu6: return x < T(0) ? T(0) : (x > T(6) ? T(6) : x);
     case UnaryOp::kSigmoid: return static_cast<T>(1.0 / (1.0 + exp(-static_cast<double>(x))));
     case UnaryOp::kTanh: return static_cast<T>(tanh(static_cast<double>(x)));
+    case UnaryOp::kElu: {
+      const double d = static_cast<double>(x);
+      return d < 0 ? static_cast<T>(exp(d) - 1.0) : x;
+    }
+    case UnaryOp::kSelu: {
+      const double d = static_cast<double>(x);
+      return static_cast<T>(d < 0 ? kSeluScaleAlpha * (exp(d) - 1.0) : kSeluScale * d);
+    }
+    case UnaryOp::kSoftsign: {
+      const double d = static_cast<double>(x);
+      return static_cast<T>(d / (fabs(d) + 1.0));
+    }
+    case UnaryOp::kSoftplus: return static_cast<T>(Softplus<double>(static_cast<double>(x)));
+    case UnaryOp::kErf: {
+      const double d = static_cast<double>(x);
+      return static_cast<T>(isinf(d) ? nan("") : erf(d));  // TF's double Erf: NaN at +-inf
+    }
+    case UnaryOp::kErfc: return static_cast<T>(erfc(static_cast<double>(x)));
+    case UnaryOp::kRound: return RoundHalfEven(x);
   }
   return x;
 }
@@ -52,6 +97,20 @@ __device__ float ApplyUnary<float>(UnaryOp op, float x) {
     case UnaryOp::kRelu6: return x < 0.f ? 0.f : (x > 6.f ? 6.f : x);
     case UnaryOp::kSigmoid: return 1.f / (1.f + expf(-x));
     case UnaryOp::kTanh: return tanhf(x);
+    case UnaryOp::kElu: return x < 0.f ? expf(x) - 1.f : x;
+    case UnaryOp::kSelu:
+      return x < 0.f ? static_cast<float>(kSeluScaleAlpha) * (expf(x) - 1.f)
+                     : static_cast<float>(kSeluScale) * x;
+    case UnaryOp::kSoftsign: return x / (fabsf(x) + 1.f);
+    case UnaryOp::kSoftplus: {
+      const float t = SoftplusThreshold(x);
+      if (x > -t) return x;
+      const float e = expf(x);
+      return x < t ? e : log1pf(e);
+    }
+    case UnaryOp::kErf: return erff(x);  // +-1 at +-inf, as TF's float Erf
+    case UnaryOp::kErfc: return erfcf(x);
+    case UnaryOp::kRound: return RoundHalfEven(x);
   }
   return x;
 }
@@ -66,14 +125,39 @@ __device__ T ApplyBinary(BinaryOp op, T x, T y) {
     case BinaryOp::kMax: return x > y ? x : y;
     case BinaryOp::kMin: return x < y ? x : y;
     case BinaryOp::kSquaredDifference: return (x - y) * (x - y);
+    case BinaryOp::kDivNoNan: return y == T(0) ? T(0) : x / y;
+    case BinaryOp::kMulNoNan: return y == T(0) ? T(0) : x * y;
   }
   return x;
+}
+
+template <typename T>
+__device__ bool ApplyPredicate(PredicateOp op, T x) {
+  switch (op) {
+    case PredicateOp::kIsNan: return isnan(x);
+    case PredicateOp::kIsInf: return isinf(x);
+    case PredicateOp::kIsFinite: return isfinite(x);
+  }
+  return false;
 }
 
 // The op is a template parameter so each kernel body is branch-free.
 template <typename T, UnaryOp kOp>
 __global__ void UnaryKernel(const T* x, T* y, int64_t n) {
   DFLOW_GRID_LOOP(i, n) y[i] = ApplyUnary<T>(kOp, x[i]);
+}
+
+template <typename T>
+__global__ void LeakyReluKernel(const T* x, T* y, int64_t n, T alpha) {
+  DFLOW_GRID_LOOP(i, n) {
+    const T v = x[i];
+    y[i] = v > T(0) ? v : v * alpha;  // NaN gives NaN * alpha = NaN, as on the CPU
+  }
+}
+
+template <typename T, PredicateOp kOp>
+__global__ void PredicateKernel(const T* x, bool* y, int64_t n) {
+  DFLOW_GRID_LOOP(i, n) y[i] = ApplyPredicate<T>(kOp, x[i]);
 }
 
 template <typename T, BinaryOp kOp>
@@ -162,8 +246,38 @@ cudaError_t LaunchUnary(UnaryOp op, const T* x, T* y, int64_t n, cudaStream_t st
     case UnaryOp::kRelu6: return Unary<T, UnaryOp::kRelu6>(x, y, n, stream);
     case UnaryOp::kSigmoid: return Unary<T, UnaryOp::kSigmoid>(x, y, n, stream);
     case UnaryOp::kTanh: return Unary<T, UnaryOp::kTanh>(x, y, n, stream);
+    case UnaryOp::kElu: return Unary<T, UnaryOp::kElu>(x, y, n, stream);
+    case UnaryOp::kSelu: return Unary<T, UnaryOp::kSelu>(x, y, n, stream);
+    case UnaryOp::kSoftsign: return Unary<T, UnaryOp::kSoftsign>(x, y, n, stream);
+    case UnaryOp::kSoftplus: return Unary<T, UnaryOp::kSoftplus>(x, y, n, stream);
+    case UnaryOp::kErf: return Unary<T, UnaryOp::kErf>(x, y, n, stream);
+    case UnaryOp::kErfc: return Unary<T, UnaryOp::kErfc>(x, y, n, stream);
+    case UnaryOp::kRound: return Unary<T, UnaryOp::kRound>(x, y, n, stream);
   }
   return cudaErrorInvalidValue;
+}
+
+template <typename T>
+cudaError_t LaunchLeakyRelu(const T* x, T* y, int64_t n, T alpha, cudaStream_t stream) {
+  LeakyReluKernel<T><<<Blocks(n), kThreads, 0, stream>>>(x, y, n, alpha);
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t LaunchPredicate(PredicateOp op, const T* x, bool* y, int64_t n, cudaStream_t stream) {
+  switch (op) {
+    case PredicateOp::kIsNan:
+      PredicateKernel<T, PredicateOp::kIsNan><<<Blocks(n), kThreads, 0, stream>>>(x, y, n);
+      break;
+    case PredicateOp::kIsInf:
+      PredicateKernel<T, PredicateOp::kIsInf><<<Blocks(n), kThreads, 0, stream>>>(x, y, n);
+      break;
+    case PredicateOp::kIsFinite:
+      PredicateKernel<T, PredicateOp::kIsFinite><<<Blocks(n), kThreads, 0, stream>>>(x, y, n);
+      break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
 }
 
 template <typename T>
@@ -178,6 +292,8 @@ cudaError_t LaunchBinary(BinaryOp op, const T* x, const T* y, T* z, int64_t n,
     case BinaryOp::kMin: return Binary<T, BinaryOp::kMin>(x, y, z, n, b, stream);
     case BinaryOp::kSquaredDifference:
       return Binary<T, BinaryOp::kSquaredDifference>(x, y, z, n, b, stream);
+    case BinaryOp::kDivNoNan: return Binary<T, BinaryOp::kDivNoNan>(x, y, z, n, b, stream);
+    case BinaryOp::kMulNoNan: return Binary<T, BinaryOp::kMulNoNan>(x, y, z, n, b, stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -216,6 +332,7 @@ cudaError_t LaunchFillConstant(T value, T* out, int64_t n, cudaStream_t stream) 
 
 #define DFLOW_INSTANTIATE_CWISE(T)                                                        \
   template cudaError_t LaunchUnary<T>(UnaryOp, const T*, T*, int64_t, cudaStream_t);       \
+  template cudaError_t LaunchLeakyRelu<T>(const T*, T*, int64_t, T, cudaStream_t);         \
   template cudaError_t LaunchBinary<T>(BinaryOp, const T*, const T*, T*, int64_t,          \
                                        const BroadcastIndex&, cudaStream_t);               \
   template cudaError_t LaunchAddN<T>(const PointerArray<T>&, bool, T*, int64_t, cudaStream_t); \
@@ -238,5 +355,8 @@ DFLOW_INSTANTIATE_CWISE(double)
 DFLOW_INSTANTIATE_CWISE(int32_t)
 DFLOW_INSTANTIATE_CWISE(int64_t)
 DFLOW_INSTANTIATE_CASTS_FROM(bool)
+template cudaError_t LaunchPredicate<float>(PredicateOp, const float*, bool*, int64_t, cudaStream_t);
+template cudaError_t LaunchPredicate<double>(PredicateOp, const double*, bool*, int64_t,
+                                             cudaStream_t);
 
 }  // namespace dflow::cuda

@@ -15,8 +15,16 @@
 
 namespace dflow::cuda {
 
-enum class UnaryOp { kNeg, kAbs, kSquare, kSqrt, kRsqrt, kExp, kLog, kRelu, kRelu6, kSigmoid, kTanh };
-enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMax, kMin, kSquaredDifference };
+enum class UnaryOp {
+  kNeg, kAbs, kSquare, kSqrt, kRsqrt, kExp, kLog, kRelu, kRelu6, kSigmoid, kTanh,
+  // Activations and float math with kernels/cpu's formulas (activation_ops.cc,
+  // math_unary_ops.cc); kRound is Round and Rint (half to even; integers unchanged).
+  kElu, kSelu, kSoftsign, kSoftplus, kErf, kErfc, kRound
+};
+// kDivNoNan / kMulNoNan: 0 where y == 0, else x / y or x * y.
+enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMax, kMin, kSquaredDifference, kDivNoNan, kMulNoNan };
+// IsNan, IsInf, IsFinite: bool outputs.
+enum class PredicateOp { kIsNan, kIsInf, kIsFinite };
 enum class ReduceOp { kSum, kMean, kMax };
 
 // Output element i of a broadcast binary op, decomposed over `rank` collapsed dims:
@@ -39,6 +47,12 @@ struct PointerArray {
 
 template <typename T>
 cudaError_t LaunchUnary(UnaryOp op, const T* x, T* y, int64_t n, cudaStream_t stream);
+// y = x > 0 ? x : x * alpha (LeakyRelu; alpha already rounded to T).
+template <typename T>
+cudaError_t LaunchLeakyRelu(const T* x, T* y, int64_t n, T alpha, cudaStream_t stream);
+// Instantiated for float and double only.
+template <typename T>
+cudaError_t LaunchPredicate(PredicateOp op, const T* x, bool* y, int64_t n, cudaStream_t stream);
 // REQUIRES: bcast.rank >= 1; z has prod(bcast.dims) = n elements.
 template <typename T>
 cudaError_t LaunchBinary(BinaryOp op, const T* x, const T* y, T* z, int64_t n,
@@ -89,6 +103,47 @@ cudaError_t LaunchIm2Col(const float* in, float* cols, const WindowGeometry& g,
 // MaxPool (padding ignored) or AvgPool (divides by the in-image count, TF's rule).
 cudaError_t LaunchPool(bool max_pool, const float* in, float* out, const WindowGeometry& g,
                        cudaStream_t stream);
+
+// ---- Vision kernels (image_kernels.cu), float. ----
+
+// DepthwiseConv2dNative: out channel c * multiplier + m of each pixel is the window of
+// input channel c dotted with filter[:, :, c, m] (filter [window_h, window_w, channels,
+// multiplier]). `g.channels` is the input depth; NHWC, or NCHW when `nchw`.
+cudaError_t LaunchDepthwiseConv(const float* in, const float* filter, float* out,
+                                const WindowGeometry& g, int64_t multiplier, bool nchw,
+                                cudaStream_t stream);
+
+// x seen as [outer, channels, inner] (channels last: inner = 1).
+struct ChannelView {
+  int64_t outer = 0, channels = 0, inner = 0;
+};
+// y = (x - mean[c]) * (1 / sqrt(variance[c] + epsilon) * scale[c]) + offset[c].
+cudaError_t LaunchBatchNormAffine(const float* x, const float* scale, const float* offset,
+                                  const float* mean, const float* variance, float epsilon,
+                                  float* y, const ChannelView& v, cudaStream_t stream);
+// Training statistics, one block per channel, accumulated in double: batch_mean[c] and
+// the biased batch_variance[c] (written to `batch_mean` / `batch_variance`), and the
+// running averages (1 - f) * old + f * batch, the variance times n / (n - 1), into
+// running_mean / running_variance (old_* unread when factor == 1).
+// REQUIRES: v.outer * v.inner > 0.
+cudaError_t LaunchBatchNormMoments(const float* x, const ChannelView& v, float factor,
+                                   const float* old_mean, const float* old_variance,
+                                   float* batch_mean, float* batch_variance, float* running_mean,
+                                   float* running_variance, cudaStream_t stream);
+
+// NHWC resize geometry; scales as kernels/cpu/resize_util.h's ResizeScale.
+struct ResizeGeometry {
+  int64_t batch = 0, in_h = 0, in_w = 0, channels = 0, out_h = 0, out_w = 0;
+  float height_scale = 0, width_scale = 0;
+  bool align_corners = false, half_pixel_centers = false;
+};
+cudaError_t LaunchResizeBilinear(const float* in, float* out, const ResizeGeometry& g,
+                                 cudaStream_t stream);
+cudaError_t LaunchResizeBicubic(const float* in, float* out, const ResizeGeometry& g,
+                                cudaStream_t stream);
+// Instantiated for float, double, int32_t and int64_t.
+template <typename T>
+cudaError_t LaunchResizeNearest(const T* in, T* out, const ResizeGeometry& g, cudaStream_t stream);
 
 }  // namespace dflow::cuda
 

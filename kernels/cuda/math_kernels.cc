@@ -1,4 +1,5 @@
-// Element-wise CUDA kernels: unary math and activations, broadcasting binary ops, AddN,
+// Element-wise CUDA kernels: unary math and activations (LeakyRelu with its alpha), the
+// IsNan/IsInf/IsFinite predicates, broadcasting binary ops (DivNoNan, MulNoNan too), AddN,
 // BiasAdd, Cast, Fill, ZerosLike, OnesLike. Float everywhere; int32/int64 for the ops
 // that make sense on integers (TF registers the same on its GPUs).
 #include <algorithm>
@@ -59,6 +60,66 @@ class UnaryOpKernel final : public CudaOpKernel {
 
  private:
   const UnaryOp op_;
+};
+
+// LeakyRelu: the alpha attr rounded to T, as the CPU kernel.
+class LeakyReluOpKernel final : public CudaOpKernel {
+ public:
+  explicit LeakyReluOpKernel(OpKernelConstruction* c) : CudaOpKernel(c) {
+    OP_REQUIRES_OK(c, c->GetAttr("alpha", &alpha_));
+  }
+  void ComputeOnGpu(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    OP_ASSIGN_OR_RETURN(ctx, Tensor* y, ctx->allocate_output(0, x.shape()));
+    if (x.NumElements() == 0) return;
+    cudaError_t error = cudaSuccess;
+    bool ok = true;
+    switch (x.dtype()) {
+      case DT_FLOAT:
+        error = LaunchLeakyRelu<float>(x.data<float>(), y->data<float>(), x.NumElements(), alpha_,
+                                       stream());
+        break;
+      case DT_DOUBLE:
+        error = LaunchLeakyRelu<double>(x.data<double>(), y->data<double>(), x.NumElements(),
+                                        static_cast<double>(alpha_), stream());
+        break;
+      default: ok = false;
+    }
+    OP_REQUIRES(ctx, ok, Unsupported(*ctx, x.dtype()));
+    OP_REQUIRES_OK(ctx, LaunchStatus(*ctx, error));
+  }
+
+ private:
+  float alpha_ = 0.2f;
+};
+
+// IsNan, IsInf, IsFinite: float or double in, bool out.
+class PredicateOpKernel final : public CudaOpKernel {
+ public:
+  PredicateOpKernel(OpKernelConstruction* c, PredicateOp op) : CudaOpKernel(c), op_(op) {}
+  void ComputeOnGpu(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    OP_ASSIGN_OR_RETURN(ctx, Tensor* y, ctx->allocate_output(0, x.shape()));
+    if (x.NumElements() == 0) return;
+    cudaError_t error = cudaSuccess;
+    bool ok = true;
+    switch (x.dtype()) {
+      case DT_FLOAT:
+        error = LaunchPredicate<float>(op_, x.data<float>(), y->data<bool>(), x.NumElements(),
+                                       stream());
+        break;
+      case DT_DOUBLE:
+        error = LaunchPredicate<double>(op_, x.data<double>(), y->data<bool>(), x.NumElements(),
+                                        stream());
+        break;
+      default: ok = false;
+    }
+    OP_REQUIRES(ctx, ok, Unsupported(*ctx, x.dtype()));
+    OP_REQUIRES_OK(ctx, LaunchStatus(*ctx, error));
+  }
+
+ private:
+  const PredicateOp op_;
 };
 
 class BinaryOpKernel final : public CudaOpKernel {
@@ -239,6 +300,9 @@ KernelFactory Factory(Arg arg, std::unique_ptr<OpKernel> (*make)(OpKernelConstru
 std::unique_ptr<OpKernel> MakeUnary(OpKernelConstruction* c, UnaryOp op) {
   return std::make_unique<UnaryOpKernel>(c, op);
 }
+std::unique_ptr<OpKernel> MakePredicate(OpKernelConstruction* c, PredicateOp op) {
+  return std::make_unique<PredicateOpKernel>(c, op);
+}
 std::unique_ptr<OpKernel> MakeBinary(OpKernelConstruction* c, BinaryOp op) {
   return std::make_unique<BinaryOpKernel>(c, op);
 }
@@ -257,7 +321,10 @@ absl::Status RegisterCudaMathKernels(KernelRegistry* registry) {
       {"Neg", UnaryOp::kNeg},         {"Abs", UnaryOp::kAbs},     {"Square", UnaryOp::kSquare},
       {"Sqrt", UnaryOp::kSqrt},       {"Rsqrt", UnaryOp::kRsqrt}, {"Exp", UnaryOp::kExp},
       {"Log", UnaryOp::kLog},         {"Relu", UnaryOp::kRelu},   {"Relu6", UnaryOp::kRelu6},
-      {"Sigmoid", UnaryOp::kSigmoid}, {"Tanh", UnaryOp::kTanh},
+      {"Sigmoid", UnaryOp::kSigmoid}, {"Tanh", UnaryOp::kTanh},     {"Elu", UnaryOp::kElu},
+      {"Selu", UnaryOp::kSelu},       {"Softsign", UnaryOp::kSoftsign},
+      {"Softplus", UnaryOp::kSoftplus}, {"Erf", UnaryOp::kErf},   {"Erfc", UnaryOp::kErfc},
+      {"Round", UnaryOp::kRound},     {"Rint", UnaryOp::kRound},
   };
   for (const UnaryEntry& e : unary) {
     DFLOW_RETURN_IF_ERROR(registry->Register(GpuKernel(e.op), Factory(e.kind, &MakeUnary)));
@@ -270,9 +337,17 @@ absl::Status RegisterCudaMathKernels(KernelRegistry* registry) {
       {"Add", BinaryOp::kAdd},     {"AddV2", BinaryOp::kAdd},   {"Sub", BinaryOp::kSub},
       {"Mul", BinaryOp::kMul},     {"RealDiv", BinaryOp::kDiv}, {"Maximum", BinaryOp::kMax},
       {"Minimum", BinaryOp::kMin}, {"SquaredDifference", BinaryOp::kSquaredDifference},
+      {"DivNoNan", BinaryOp::kDivNoNan}, {"MulNoNan", BinaryOp::kMulNoNan},
   };
   for (const BinaryEntry& e : binary) {
     DFLOW_RETURN_IF_ERROR(registry->Register(GpuKernel(e.op), Factory(e.kind, &MakeBinary)));
+  }
+  DFLOW_RETURN_IF_ERROR(registry->Register<LeakyReluOpKernel>(GpuKernel("LeakyRelu")));
+  const std::pair<const char*, PredicateOp> predicates[] = {{"IsNan", PredicateOp::kIsNan},
+                                                            {"IsInf", PredicateOp::kIsInf},
+                                                            {"IsFinite", PredicateOp::kIsFinite}};
+  for (const auto& [op, kind] : predicates) {
+    DFLOW_RETURN_IF_ERROR(registry->Register(GpuKernel(op), Factory(kind, &MakePredicate)));
   }
   DFLOW_RETURN_IF_ERROR(registry->Register<AddNOpKernel>(GpuKernel("AddN")));
   DFLOW_RETURN_IF_ERROR(registry->Register<BiasAddOpKernel>(GpuKernel("BiasAdd")));

@@ -12,6 +12,7 @@ namespace dflow {
 absl::Status RegisterCudaKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(cuda::RegisterCudaMathKernels(registry));
   DFLOW_RETURN_IF_ERROR(cuda::RegisterCudaNnKernels(registry));
+  DFLOW_RETURN_IF_ERROR(cuda::RegisterCudaImageKernels(registry));
   DFLOW_RETURN_IF_ERROR(cuda::RegisterCudaArrayKernels(registry));
   for (const GpuKernelSpec& spec : GpuKernelSpecs()) {
     if (registry->Entries(spec.op, "GPU").empty()) {

@@ -18,9 +18,10 @@ namespace dflow {
 absl::Status RegisterCudaKernels(KernelRegistry* registry);
 
 namespace cuda {
-// Per-file groups (math_kernels.cc, nn_kernels.cc, array_kernels.cc).
+// Per-file groups (math_kernels.cc, nn_kernels.cc, image_kernels.cc, array_kernels.cc).
 absl::Status RegisterCudaMathKernels(KernelRegistry* registry);
 absl::Status RegisterCudaNnKernels(KernelRegistry* registry);
+absl::Status RegisterCudaImageKernels(KernelRegistry* registry);
 absl::Status RegisterCudaArrayKernels(KernelRegistry* registry);
 }  // namespace cuda
 

@@ -34,6 +34,23 @@ std::vector<GpuKernelSpec> BuildSpecs() {
   t_only("BiasAdd", Numeric());
   for (const char* op : {"Relu", "Relu6", "Sigmoid", "Tanh"}) t_only(op, Real());
   for (const char* op : {"Softmax", "Conv2D", "MaxPool", "AvgPool"}) t_only(op, Float());
+  // Activations and float math (kernels/cuda/cwise_kernels.cu).
+  for (const char* op : {"Elu", "Selu", "LeakyRelu", "Softsign", "Softplus", "Erf", "Erfc",
+                         "Rint", "DivNoNan", "MulNoNan"}) {
+    t_only(op, Real());
+  }
+  t_only("Round", Numeric());
+  for (const char* op : {"IsNan", "IsInf", "IsFinite"}) t_only(op, Real());
+  // Vision layers (kernels/cuda/image_kernels.cu): depthwise convolution in NHWC and
+  // NCHW, batch norm (inference and training) in NHWC/NCHW/NDHWC/NCDHW, resizes in NHWC
+  // with the output size on the host.
+  t_only("DepthwiseConv2dNative", Float());
+  t_only("FusedBatchNorm", Float());
+  for (const char* op : {"FusedBatchNormV2", "FusedBatchNormV3"}) {
+    specs.push_back({op, {{"T", Float()}, {"U", Float()}}, {}});
+  }
+  for (const char* op : {"ResizeBilinear", "ResizeBicubic"}) t_only(op, Float(), {"size"});
+  t_only("ResizeNearestNeighbor", Numeric(), {"size"});
   // Reductions: the axes stay on the host, where the kernel plans its passes.
   for (const char* op : {"Sum", "Mean", "Max"}) t_only(op, Numeric(), {"reduction_indices"});
   // Array. Shapes and axes stay on the host; so does Shape's output.

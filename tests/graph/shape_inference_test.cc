@@ -878,5 +878,72 @@ TEST_CASE("SpaceToBatchND, BatchToSpaceND and Conv2DBackpropInput shapes",
   CHECK(ShapeOf(grad) == S({1, 8, 8, 3}));
 }
 
+TEST_CASE("The element-wise string ops keep their input's shape", "[graph][shape_inference]") {
+  Builder b;
+  Node* s = b.Placeholder("s", S({2, kU}), DT_STRING);
+  AttrValue text;
+  text.set_s("a");
+  std::vector<Node*> ops = {
+      b.Op("length", "StringLength", {s}), b.Op("lower", "StringLower", {s}),
+      b.Op("upper", "StringUpper", {s}), b.Op("number", "StringToNumber", {s}),
+      b.Op("static", "StaticRegexReplace", {s}, {{"pattern", text}, {"rewrite", text}}),
+      b.Op("dynamic", "RegexReplace", {s, b.Placeholder("p", S({}), DT_STRING),
+                                       b.Placeholder("r", S({}), DT_STRING)}),
+      b.Op("text", "AsString", {b.Placeholder("f", S({2, kU}))})};
+  Infer(b);
+  for (Node* n : ops) CHECK(ShapeOf(n) == S({2, kU}));
+}
+
+TEST_CASE("NonMaxSuppressionV3/V4/V5 and CropAndResize place their dims",
+          "[graph][shape_inference]") {
+  Builder b;
+  Node* boxes = b.Placeholder("boxes", S({kU, 4}));
+  Node* scores = b.Placeholder("scores", S({7}));
+  Node* iou = b.Placeholder("iou", S({}));
+  Node* score_threshold = b.Placeholder("score_threshold", S({}));
+  Node* sigma = b.Placeholder("sigma", S({}));
+  Node* max = b.Scalar("max", 5);
+  Node* v3 = b.Op("v3", "NonMaxSuppressionV3", {boxes, scores, max, iou, score_threshold});
+  Node* v4 = b.Op("v4", "NonMaxSuppressionV4", {boxes, scores, max, iou, score_threshold});
+  Node* v4_padded = b.Op("v4_padded", "NonMaxSuppressionV4",
+                         {boxes, scores, max, iou, score_threshold},
+                         {{"pad_to_max_output_size", BoolAttr(true)}});
+  Node* v5 = b.Op("v5", "NonMaxSuppressionV5", {boxes, scores, max, iou, score_threshold, sigma});
+  Node* v5_padded = b.Op("v5_padded", "NonMaxSuppressionV5",
+                         {boxes, scores, max, iou, score_threshold, sigma},
+                         {{"pad_to_max_output_size", BoolAttr(true)}});
+  Node* crops = b.Op("crops", "CropAndResize",
+                     {b.Placeholder("image", S({2, 10, 10, 3})), b.Placeholder("cboxes", S({kU, 4})),
+                      b.Placeholder("box_ind", S({6}), DT_INT32), b.Vector("crop_size", {4, 5})});
+  Node* unknown_size =
+      b.Op("unknown_size", "CropAndResize",
+           {b.Placeholder("image2", S({kU, kU, kU, 8})), b.Placeholder("cboxes2", S({3, 4})),
+            b.Placeholder("box_ind2", S({kU}), DT_INT32),
+            b.Placeholder("size2", S({2}), DT_INT32)});
+  Infer(b);
+  CHECK(ShapeOf(v3) == S({kU}));
+  CHECK(ShapeOf({v4, 0}) == S({kU}));
+  CHECK(ShapeOf({v4, 1}) == S({}));
+  CHECK(ShapeOf({v4_padded, 0}) == S({5}));
+  CHECK(ShapeOf({v5, 0}) == S({kU}));
+  CHECK(ShapeOf({v5, 1}) == S({kU}));
+  CHECK(ShapeOf({v5, 2}) == S({}));
+  CHECK(ShapeOf({v5_padded, 0}) == S({5}));
+  CHECK(ShapeOf({v5_padded, 1}) == S({5}));
+  CHECK(ShapeOf(crops) == S({6, 4, 5, 3}));
+  CHECK(ShapeOf(unknown_size) == S({3, kU, kU, 8}));
+
+  SECTION("boxes must have 4 columns") {
+    b.Op("bad", "NonMaxSuppressionV3",
+         {b.Placeholder("b3", S({7, 3})), scores, max, iou, score_threshold});
+    CHECK(absl::StrContains(InferError(b), "Dimensions must be equal, but are 3 and 4"));
+  }
+  SECTION("boxes and scores must agree") {
+    b.Op("bad", "NonMaxSuppressionV3",
+         {b.Placeholder("b8", S({8, 4})), scores, max, iou, score_threshold});
+    CHECK(absl::StrContains(InferError(b), "Dimensions must be equal, but are 8 and 7"));
+  }
+}
+
 }  // namespace
 }  // namespace dflow

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
@@ -112,6 +113,22 @@ class Inputs {
   std::mt19937_64 rng_{20261122};
 };
 
+// A float or double tensor of `values` (NaN and infinities included).
+Tensor Literal(DataType dtype, const std::vector<int64_t>& shape, const std::vector<double>& values) {
+  Tensor t = *Tensor::Allocate(ProcessCpuAllocator(), dtype, TensorShape(absl::MakeConstSpan(shape)));
+  DispatchNumeric(dtype, [&](auto zero) {
+    using T = decltype(zero);
+    for (size_t i = 0; i < values.size(); ++i) t.flat<T>()[i] = static_cast<T>(values[i]);
+  });
+  return t;
+}
+
+AttrValue FloatAttr(float f) {
+  AttrValue v;
+  v.set_f(f);
+  return v;
+}
+
 // The dtypes gpu_kernel_list.h lists for `op`'s type attr `attr` (empty when it lists
 // none; the coverage test then fails).
 std::vector<DataType> Types(const std::string& op, const std::string& attr = "T") {
@@ -177,6 +194,42 @@ void AddMath(std::vector<Case>* c, Inputs& in) {
                     1e-4});
     }
   }
+  // Erf, Erfc, Round, Rint, the predicates and the no-NaN products: special values too.
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const char* op : {"Erf", "Erfc"}) {
+    AddUnary(c, in, op, Types(op), -4.0, 4.0);
+    for (DataType dtype : Types(op)) {
+      c->push_back({op, DataTypeString(dtype) + " specials", {{"T", TypeAttr(dtype)}},
+                    {Literal(dtype, {6}, {0.0, -0.0, 30.0, -30.0, inf, -inf})}});
+    }
+  }
+  for (const char* op : {"Round", "Rint"}) {
+    AddUnary(c, in, op, Types(op), -9.0, 9.0);
+    for (DataType dtype : Types(op)) {
+      if (dtype != DT_FLOAT && dtype != DT_DOUBLE) continue;
+      c->push_back({op, DataTypeString(dtype) + " halves", {{"T", TypeAttr(dtype)}},
+                    {Literal(dtype, {8}, {0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.49, nan})}});
+    }
+  }
+  for (const char* op : {"IsNan", "IsInf", "IsFinite"}) {
+    for (DataType dtype : Types(op)) {
+      c->push_back({op, DataTypeString(dtype) + " specials", {{"T", TypeAttr(dtype)}},
+                    {Literal(dtype, {2, 3}, {1.0, -0.0, inf, -inf, nan, -1e30})}});
+    }
+  }
+  for (const char* op : {"DivNoNan", "MulNoNan"}) {
+    AddBinary(c, in, op, Types(op), 0.5, 3.0);
+    for (DataType dtype : Types(op)) {
+      c->push_back({op, DataTypeString(dtype) + "[6] zeros and specials",
+                    {{"T", TypeAttr(dtype)}},
+                    {Literal(dtype, {6}, {1.0, nan, inf, 0.0, 2.0, -3.0}),
+                     Literal(dtype, {6}, {0.0, 0.0, 0.0, 0.0, nan, -0.0})}});
+      c->push_back({op, DataTypeString(dtype) + "[2,3]/[3] broadcast zero",
+                    {{"T", TypeAttr(dtype)}},
+                    {in.Random(dtype, {2, 3}), Literal(dtype, {3}, {2.0, 0.0, -0.5})}});
+    }
+  }
   for (DataType dtype : Types("AddN")) {
     for (int n : {1, 3}) {
       Case addn{"AddN", absl::StrCat(DataTypeString(dtype), "[2,3] x", n),
@@ -195,6 +248,22 @@ void AddNn(std::vector<Case>* c, Inputs& in) {
   }
   for (const char* op : {"Relu", "Relu6"}) AddUnary(c, in, op, Types(op), -8.0, 8.0);
   for (const char* op : {"Sigmoid", "Tanh"}) AddUnary(c, in, op, Types(op), -6.0, 6.0);
+  // Activations; Softplus over both of its thresholds (about -13.9 and 13.9 for float,
+  // -34 and 34 for double).
+  for (const char* op : {"Elu", "Selu", "Softsign"}) AddUnary(c, in, op, Types(op), -5.0, 5.0);
+  AddUnary(c, in, "Softplus", Types("Softplus"), -40.0, 40.0);
+  for (DataType dtype : Types("Softplus")) {
+    c->push_back({"Softplus", DataTypeString(dtype) + " around thresholds",
+                  {{"T", TypeAttr(dtype)}},
+                  {Literal(dtype, {8}, {-50.0, -35.0, -14.0, -13.0, 0.0, 13.0, 14.0, 50.0})}});
+  }
+  for (DataType dtype : Types("LeakyRelu")) {
+    for (float alpha : {0.2f, 0.01f, -0.3f}) {
+      c->push_back({"LeakyRelu", absl::StrCat(DataTypeString(dtype), "[3,5] alpha ", alpha),
+                    {{"T", TypeAttr(dtype)}, {"alpha", FloatAttr(alpha)}},
+                    {in.Random(dtype, {3, 5}, -3.0, 3.0)}});
+    }
+  }
   for (DataType dtype : Types("Softmax")) {
     for (const auto& shape : Shapes{{5}, {3, 4}, {2, 3, 10}}) {
       c->push_back({"Softmax", DataTypeString(dtype) + ShapeText(shape),
@@ -215,6 +284,91 @@ void AddNn(std::vector<Case>* c, Inputs& in) {
                        {"strides", IntsAttr({1, stride, stride, 1})},
                        {"padding", StringAttr(padding)}},
                       {in.Random(DT_FLOAT, {2, 5, 6, 3})}});
+      }
+    }
+  }
+}
+
+// DepthwiseConv2dNative, FusedBatchNorm*, the resizes: float (nearest: every listed dtype).
+void AddVision(std::vector<Case>* c, Inputs& in) {
+  struct Depthwise {
+    std::vector<int64_t> input, filter;
+    std::string format, padding;
+    int64_t stride, dilation;
+  };
+  const std::vector<Depthwise> depthwise = {
+      {{2, 6, 7, 3}, {3, 3, 3, 1}, "NHWC", "SAME", 1, 1},
+      {{2, 6, 7, 3}, {3, 3, 3, 2}, "NHWC", "SAME", 2, 1},
+      {{1, 7, 6, 4}, {3, 2, 4, 1}, "NHWC", "VALID", 2, 1},
+      {{1, 9, 9, 2}, {3, 3, 2, 2}, "NHWC", "SAME", 1, 2},
+      {{2, 3, 6, 7}, {3, 3, 3, 1}, "NCHW", "SAME", 1, 1},
+      {{2, 3, 6, 7}, {3, 3, 3, 2}, "NCHW", "VALID", 2, 1},
+  };
+  for (const Depthwise& d : depthwise) {
+    const bool nchw = d.format == "NCHW";
+    const std::vector<int64_t> four = nchw ? std::vector<int64_t>{1, 1, d.stride, d.stride}
+                                           : std::vector<int64_t>{1, d.stride, d.stride, 1};
+    const std::vector<int64_t> dil = nchw ? std::vector<int64_t>{1, 1, d.dilation, d.dilation}
+                                          : std::vector<int64_t>{1, d.dilation, d.dilation, 1};
+    c->push_back({"DepthwiseConv2dNative",
+                  absl::StrCat("float", ShapeText(d.input), "*", ShapeText(d.filter), " ",
+                               d.format, " ", d.padding, " s", d.stride, " d", d.dilation),
+                  {{"T", TypeAttr(DT_FLOAT)}, {"strides", IntsAttr(four)},
+                   {"dilations", IntsAttr(dil)}, {"padding", StringAttr(d.padding)},
+                   {"data_format", StringAttr(d.format)}},
+                  {in.Random(DT_FLOAT, d.input), in.Random(DT_FLOAT, d.filter)},
+                  1e-4});
+  }
+  struct BatchNorm {
+    std::string format;
+    std::vector<int64_t> x;
+    int64_t channels;
+    bool training;
+    float factor;
+  };
+  const std::vector<BatchNorm> batch_norms = {
+      {"NHWC", {2, 3, 4, 5}, 5, false, 1.0f}, {"NCHW", {2, 5, 3, 4}, 5, false, 1.0f},
+      {"NHWC", {2, 3, 4, 5}, 5, true, 1.0f},  {"NCHW", {2, 5, 3, 4}, 5, true, 0.5f},
+      {"NDHWC", {1, 2, 3, 2, 4}, 4, false, 1.0f},
+  };
+  for (const char* op : {"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"}) {
+    for (const BatchNorm& b : batch_norms) {
+      std::map<std::string, AttrValue> attrs = {{"T", TypeAttr(DT_FLOAT)},
+                                                {"epsilon", FloatAttr(1e-3f)},
+                                                {"is_training", BoolAttr(b.training)},
+                                                {"data_format", StringAttr(b.format)}};
+      if (std::string(op) != "FusedBatchNorm") {
+        attrs["U"] = TypeAttr(DT_FLOAT);
+        attrs["exponential_avg_factor"] = FloatAttr(b.factor);
+      } else if (b.factor != 1.0f) {
+        continue;
+      }
+      c->push_back({op,
+                    absl::StrCat("float", ShapeText(b.x), " ", b.format,
+                                 b.training ? " training" : " inference", " f", b.factor),
+                    attrs,
+                    {in.Random(DT_FLOAT, b.x, -3.0, 3.0), in.Random(DT_FLOAT, {b.channels}),
+                     in.Random(DT_FLOAT, {b.channels}), in.Random(DT_FLOAT, {b.channels}),
+                     in.Random(DT_FLOAT, {b.channels}, 0.1, 2.0)},
+                    1e-4});
+    }
+  }
+  // Resizes: up, down and odd sizes in each coordinate mode.
+  const std::vector<std::vector<int32_t>> sizes = {{8, 10}, {2, 3}, {5, 4}, {1, 1}};
+  const std::vector<std::pair<bool, bool>> modes = {{false, false}, {true, false}, {false, true}};
+  for (const char* op : {"ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic"}) {
+    for (DataType dtype : Types(op)) {
+      for (const auto& size : sizes) {
+        for (const auto& [align, half] : modes) {
+          if (dtype != DT_FLOAT && size != sizes[0]) continue;
+          c->push_back({op,
+                        absl::StrCat(DataTypeString(dtype), "[2,4,5,3] -> ", ShapeText({size[0], size[1]}),
+                                     align ? " align_corners" : "", half ? " half_pixel" : ""),
+                        {{"T", TypeAttr(dtype)}, {"align_corners", BoolAttr(align)},
+                         {"half_pixel_centers", BoolAttr(half)}},
+                        {in.Random(dtype, {2, 4, 5, 3}, -9.0, 9.0), Inputs::Vector<int32_t>(size)},
+                        1e-4});
+        }
       }
     }
   }
@@ -335,6 +489,7 @@ const std::vector<Case>& AllCases() {
     Inputs in;
     AddMath(all, in);
     AddNn(all, in);
+    AddVision(all, in);
     AddReductions(all, in);
     AddArray(all, in);
     return all;

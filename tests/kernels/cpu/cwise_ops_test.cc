@@ -339,6 +339,11 @@ TEST_CASE("Unary math ops compute float values element-wise", "[kernels][cwise]"
   CheckNear(run("Sqrt", pos), {0.5f, 1, 2});
   CheckNear(run("Rsqrt", pos), {2, 1, 0.5f});
   CheckNear(run("Log", pos), {std::log(0.25f), 0, std::log(4.0f)});
+  // Near 0, exp(x) - 1 and log(1 + x) in float lose every digit; Expm1/Log1p keep them.
+  const Tensor tiny = MakeTensor<float>({2}, {1e-10f, -2.5f});
+  CHECK(run("Expm1", tiny)[0] == 1e-10f);
+  CheckNear(run("Expm1", tiny), {1e-10f, std::expm1(-2.5f)});
+  CHECK(run("Log1p", tiny)[0] == 1e-10f);
   CheckNear(run("Sign", MakeTensor<float>({1}, {0})), {0});
 }
 

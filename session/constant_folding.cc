@@ -1,0 +1,234 @@
+#include "session/constant_folding.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "graph/device_name.h"
+#include "graph/node_def_util.h"
+#include "graph/status_macros.h"
+#include "graph/types.h"
+#include "session/session.h"
+
+namespace dflow {
+namespace {
+
+// Ops that never fold even when their inputs are constant (rule 1).
+bool IsUnfoldableOp(const std::string& op) {
+  static const absl::flat_hash_set<std::string>* const kOps = new absl::flat_hash_set<std::string>{
+      "Const", "HostConst", "Placeholder", "PlaceholderWithDefault", "_Arg", "_Retval",
+      "_Send", "_Recv", "_HostSend", "_HostRecv", "Switch", "RefSwitch", "Merge", "RefMerge",
+      "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond",
+      "ControlTrigger", "NoOp", "Identity", "IdentityN", "Snapshot", "StopGradient",
+      "PreventGradient", "CheckNumerics", "Assert", "Print", "PrintV2"};
+  return kOps->contains(op);
+}
+
+bool OnCpu(const Node& node) {
+  absl::StatusOr<DeviceName> device = ParseDeviceName(node.assigned_device());
+  return device.ok() && device->type.has_value() && *device->type == "CPU";
+}
+
+bool HasPlainTypes(const Node& node) {
+  for (const DataTypeVector* types : {&node.input_types(), &node.output_types()}) {
+    for (DataType type : *types) {
+      if (IsRefType(type) || type == DT_RESOURCE || type == DT_VARIANT) return false;
+    }
+  }
+  return true;
+}
+
+bool IsConst(const Node& node) { return IsConstantOp(node.op()); }
+
+// Rule 1, in topological order: a node folds when every input comes from a Const or a
+// folding node. Returns the folding nodes' ids as a set.
+absl::flat_hash_set<int> FoldingNodes(const Graph& graph) {
+  absl::flat_hash_set<int> folding;
+  bool changed = true;
+  // Iterate to a fixed point (node ids are not topological after rewrites).
+  while (changed) {
+    changed = false;
+    for (Node* node : graph.nodes()) {
+      if (folding.contains(node->id()) || IsUnfoldableOp(node->op()) || !OnCpu(*node) ||
+          node->op_def().is_stateful() || !HasPlainTypes(*node) || node->num_inputs() == 0) {
+        continue;
+      }
+      bool constant_inputs = true;
+      for (const Edge* e : node->in_edges()) {
+        if (!IsConst(*e->src) && !folding.contains(e->src->id())) {
+          constant_inputs = false;
+          break;
+        }
+      }
+      if (constant_inputs) {
+        folding.insert(node->id());
+        changed = true;
+      }
+    }
+  }
+  return folding;
+}
+
+struct FoldedOutput {
+  Node* node;
+  int index;
+};
+
+// Whether `node` computes on data that is not constant: a data input from a node that is
+// neither a Const nor folding.
+bool ReadsRuntimeData(const Node& node, const absl::flat_hash_set<int>& folding) {
+  for (const Edge* e : node.in_edges()) {
+    if (!e->IsControlEdge() && !IsConst(*e->src) && !folding.contains(e->src->id())) return true;
+  }
+  return false;
+}
+
+// The outputs of folding nodes read by a node that computes on runtime data (rule 2).
+// A value only fetched, or only read by other constant work, stays computed: an
+// all-constant graph (a placement example, a test) keeps its nodes and devices.
+std::vector<FoldedOutput> FrontierOutputs(const Graph& graph,
+                                          const absl::flat_hash_set<int>& folding) {
+  std::vector<FoldedOutput> outputs;
+  absl::flat_hash_set<std::string> seen;
+  for (Node* node : graph.nodes()) {
+    if (!folding.contains(node->id())) continue;
+    for (const Edge* e : node->out_edges()) {
+      if (e->IsControlEdge() || folding.contains(e->dst->id()) ||
+          !ReadsRuntimeData(*e->dst, folding)) {
+        continue;
+      }
+      if (seen.insert(absl::StrCat(node->name(), ":", e->src_output)).second) {
+        outputs.push_back({node, e->src_output});
+      }
+    }
+  }
+  return outputs;
+}
+
+// The folding nodes and the Consts they read, device-free, for the nested session.
+GraphDef FoldingGraphDef(const Graph& graph, const absl::flat_hash_set<int>& folding) {
+  GraphDef graph_def;
+  *graph_def.mutable_library() = graph.library();
+  absl::flat_hash_set<int> added;
+  auto add = [&](const Node& node) {
+    if (!added.insert(node.id()).second) return;
+    NodeDef def = graph.NodeDefWithInputs(node);
+    def.clear_device();
+    def.mutable_attr()->erase("_class");  // colocation with nodes left out
+    *graph_def.add_node() = std::move(def);
+  };
+  for (Node* node : graph.nodes()) {
+    if (!folding.contains(node->id())) continue;
+    for (const Edge* e : node->in_edges()) {
+      if (IsConst(*e->src)) add(*e->src);
+    }
+    add(*node);
+  }
+  return graph_def;
+}
+
+std::string FoldedName(const Graph& graph, const FoldedOutput& output) {
+  const std::string base = output.index == 0
+                               ? absl::StrCat(output.node->name(), "/_folded")
+                               : absl::StrCat(output.node->name(), "/_folded_", output.index);
+  std::string name = base;
+  for (int i = 1; graph.FindNode(name) != nullptr; ++i) name = absl::StrCat(base, "_", i);
+  return name;
+}
+
+// Replaces the readers of `output` outside the folding set by a Const of `value`.
+absl::Status ReplaceWithConst(Graph* graph, const FoldedOutput& output, const Tensor& value,
+                              const absl::flat_hash_set<int>& folding) {
+  NodeDef def;
+  def.set_name(FoldedName(*graph, output));
+  def.set_op("Const");
+  def.set_device(output.node->requested_device());
+  (*def.mutable_attr())["dtype"].set_type(value.dtype());
+  *(*def.mutable_attr())["value"].mutable_tensor() = value.ToProto();
+  DFLOW_ASSIGN_OR_RETURN(Node * constant, graph->AddNode(std::move(def)));
+  constant->set_assigned_device(output.node->assigned_device());
+  struct Reader {
+    Node* node;
+    int input;
+  };
+  std::vector<Reader> readers;
+  std::vector<const Edge*> edges;
+  for (const Edge* e : output.node->out_edges()) {
+    if (!e->IsControlEdge() && e->src_output == output.index &&
+        !folding.contains(e->dst->id()) && ReadsRuntimeData(*e->dst, folding)) {
+      readers.push_back({e->dst, e->dst_input});
+      edges.push_back(e);
+    }
+  }
+  for (const Edge* e : edges) graph->RemoveEdge(e);
+  for (const Reader& reader : readers) graph->AddEdge(constant, 0, reader.node, reader.input);
+  return absl::OkStatus();
+}
+
+// Rule 3: the folding nodes and the Consts they read (`candidates`, by name) that no
+// node reads any more, repeatedly.
+int RemoveUnread(Graph* graph, const std::vector<std::string>& candidates) {
+  int removed = 0;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (const std::string& name : candidates) {
+      Node* node = graph->FindNode(name);
+      if (node == nullptr || !node->out_edges().empty()) continue;
+      graph->RemoveNode(node);
+      ++removed;
+      changed = true;
+    }
+  }
+  return removed;
+}
+
+}  // namespace
+
+bool ConstantFoldingEnabled(const ConfigProto& config) {
+  const GraphOptions& graph = config.graph_options();
+  return graph.optimizer_options().opt_level() != OptimizerOptions::L0 &&
+         graph.rewrite_options().constant_folding() != RewriterConfig::OFF;
+}
+
+absl::StatusOr<int> FoldConstants(Graph* graph, const ConstantFoldingOptions& options) {
+  const absl::flat_hash_set<int> folding = FoldingNodes(*graph);
+  if (folding.empty()) return 0;
+  std::vector<FoldedOutput> outputs = FrontierOutputs(*graph, folding);
+  if (outputs.empty()) return 0;
+  ConfigProto config;
+  (*config.mutable_device_count())["GPU"] = 0;
+  config.set_intra_op_parallelism_threads(1);
+  config.set_inter_op_parallelism_threads(1);
+  config.mutable_graph_options()->mutable_rewrite_options()->set_constant_folding(
+      RewriterConfig::OFF);
+  std::vector<std::string> fetches;
+  for (const FoldedOutput& output : outputs) {
+    fetches.push_back(absl::StrCat(output.node->name(), ":", output.index));
+  }
+  std::vector<std::string> candidates;
+  for (Node* node : graph->nodes()) {
+    if (!folding.contains(node->id())) continue;
+    candidates.push_back(node->name());
+    for (const Edge* e : node->in_edges()) {
+      if (IsConst(*e->src)) candidates.push_back(e->src->name());
+    }
+  }
+  absl::StatusOr<std::unique_ptr<Session>> session = NewSession(config);
+  if (!session.ok()) return 0;  // rule 4
+  std::vector<Tensor> values;
+  if (!(*session)->Create(FoldingGraphDef(*graph, folding)).ok() ||
+      !(*session)->Run({}, fetches, {}, &values).ok()) {
+    return 0;
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (values[i].TotalBytes() > static_cast<size_t>(options.max_constant_bytes)) continue;
+    DFLOW_RETURN_IF_ERROR(ReplaceWithConst(graph, outputs[i], values[i], folding));
+  }
+  return RemoveUnread(graph, candidates);
+}
+
+}  // namespace dflow
