@@ -10,6 +10,7 @@
 #include "graph/constant_inputs.h"
 #include "graph/device_name.h"
 #include "graph/node_def_util.h"
+#include "graph/rewrite_match.h"
 #include "graph/status_macros.h"
 #include "graph/tensor_proto_util.h"
 
@@ -18,28 +19,6 @@ namespace {
 
 // Weights above this many elements are left alone (decoding copies them).
 constexpr int64_t kMaxFoldedElements = int64_t{1} << 28;
-
-bool OnCpu(const Node& node) {
-  absl::StatusOr<DeviceName> device = ParseDeviceName(node.assigned_device());
-  return device.ok() && device->type.has_value() && *device->type == "CPU";
-}
-
-bool IsFloatNode(const Node& node, const char* type_attr) {
-  absl::StatusOr<DataType> type = GetTypeAttr(node.def(), type_attr);
-  return type.ok() && *type == DT_FLOAT;
-}
-
-std::string StringAttr(const Node& node, const char* name, const char* fallback) {
-  absl::StatusOr<std::string> value = GetStringAttr(node.def(), name);
-  return value.ok() ? *value : fallback;
-}
-
-// The one data edge out of output 0 of `node`, when that is all that reads it.
-const Edge* SoleConsumer(const Node& node) {
-  if (node.out_edges().size() != 1) return nullptr;
-  const Edge* edge = node.out_edges()[0];
-  return edge->IsControlEdge() || edge->src_output != 0 ? nullptr : edge;
-}
 
 // The float values and dims of the Const that `edge` carries (through Identity).
 struct ConstValue {
@@ -82,10 +61,10 @@ int64_t OutChannels(const Node& conv, const std::vector<int64_t>& filter_dims) {
 std::optional<std::vector<float>> MatchBiasValues(const Node& conv, const Edge* in,
                                                   int64_t channels) {
   const Node& add = *in->dst;
-  const std::string layout = StringAttr(conv, "data_format", "NHWC");
+  const std::string layout = StringAttrOr(conv, "data_format", "NHWC");
   const Edge* other = nullptr;
   if (add.op() == "BiasAdd") {
-    if (in->dst_input != 0 || StringAttr(add, "data_format", "NHWC") != layout) {
+    if (in->dst_input != 0 || StringAttrOr(add, "data_format", "NHWC") != layout) {
       return std::nullopt;
     }
     other = add.input_edge(1);
@@ -108,8 +87,8 @@ bool IsInferenceBatchNorm(const Node& node) {
   }
   absl::StatusOr<bool> training = GetBoolAttr(node.def(), "is_training");
   if (!training.ok() || *training) return false;
-  if (!IsFloatNode(node, "T")) return false;
-  if (node.op() != "FusedBatchNorm" && !IsFloatNode(node, "U")) return false;
+  if (!HasFloatAttr(node, "T")) return false;
+  if (node.op() != "FusedBatchNorm" && !HasFloatAttr(node, "U")) return false;
   for (const Edge* e : node.out_edges()) {
     if (!e->IsControlEdge() && e->src_output != 0) return false;  // statistics are read
   }
@@ -144,7 +123,7 @@ std::optional<std::vector<float>> PerChannelOperand(const Edge* in, const char* 
   const Node& node = *in->dst;
   const bool matches = std::string(op) == "Mul" ? node.op() == "Mul"
                                                  : node.op() == "Add" || node.op() == "AddV2";
-  if (!matches || !IsFloatNode(node, "T") || in->dst_input > 1) return std::nullopt;
+  if (!matches || !HasFloatAttr(node, "T") || in->dst_input > 1) return std::nullopt;
   std::optional<ConstValue> value = FloatConst(node.input_edge(1 - in->dst_input));
   if (!value.has_value() || value->dims.empty() || value->dims.back() != channels) {
     return std::nullopt;
@@ -158,7 +137,7 @@ std::optional<std::vector<float>> PerChannelOperand(const Edge* in, const char* 
 // Conv [-> bias] -> Mul(per-channel) -> Add(per-channel), NHWC: `next` reads the
 // convolution (or bias).
 bool MatchMulAdd(const Edge* next, int64_t channels, const std::string& device, Match* match) {
-  if (StringAttr(*match->conv, "data_format", "NHWC") != "NHWC") return false;
+  if (StringAttrOr(*match->conv, "data_format", "NHWC") != "NHWC") return false;
   std::optional<std::vector<float>> factor = PerChannelOperand(next, "Mul", channels);
   if (!factor.has_value()) return false;
   const Edge* to_add = SoleConsumer(*next->dst);
@@ -174,7 +153,7 @@ bool MatchMulAdd(const Edge* next, int64_t channels, const std::string& device, 
 
 std::optional<Match> MatchFold(Node* conv) {
   if ((conv->op() != "Conv2D" && conv->op() != "DepthwiseConv2dNative") || !OnCpu(*conv) ||
-      !IsFloatNode(*conv, "T")) {
+      !HasFloatAttr(*conv, "T")) {
     return std::nullopt;
   }
   Match match;
@@ -190,7 +169,7 @@ std::optional<Match> MatchFold(Node* conv) {
   if (MatchMulAdd(next, channels, device, &match)) return match;
   if (!IsInferenceBatchNorm(*next->dst)) {
     std::optional<std::vector<float>> bias = MatchBiasValues(*conv, next, channels);
-    if (!bias.has_value() || !IsFloatNode(*next->dst, "T")) return std::nullopt;
+    if (!bias.has_value() || !HasFloatAttr(*next->dst, "T")) return std::nullopt;
     match.bias = next->dst;
     match.bias_values = std::move(*bias);
     next = SoleConsumer(*match.bias);
@@ -200,7 +179,7 @@ std::optional<Match> MatchFold(Node* conv) {
   }
   if (next->dst_input != 0) return std::nullopt;
   match.norm = next->dst;
-  if (StringAttr(*match.norm, "data_format", "NHWC") != StringAttr(*conv, "data_format", "NHWC")) {
+  if (StringAttrOr(*match.norm, "data_format", "NHWC") != StringAttrOr(*conv, "data_format", "NHWC")) {
     return std::nullopt;
   }
   if (!ReadStatistics(*match.norm, channels, &match)) return std::nullopt;
@@ -291,7 +270,7 @@ absl::Status Fold(Graph* graph, const Match& m) {
   bias_add.set_op("BiasAdd");
   bias_add.set_device(m.norm->requested_device());
   (*bias_add.mutable_attr())["T"].set_type(DT_FLOAT);
-  (*bias_add.mutable_attr())["data_format"].set_s(StringAttr(*m.conv, "data_format", "NHWC"));
+  (*bias_add.mutable_attr())["data_format"].set_s(StringAttrOr(*m.conv, "data_format", "NHWC"));
   const std::string norm_device = m.norm->assigned_device();
   std::vector<Node*> replaced_values = {m.conv->input_edge(1)->src};
   for (Node* node : {m.bias, m.mul, m.norm}) {

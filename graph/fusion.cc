@@ -9,32 +9,18 @@
 #include "graph/constant_inputs.h"
 #include "graph/device_name.h"
 #include "graph/node_def_util.h"
+#include "graph/rewrite_match.h"
 #include "graph/status_macros.h"
 #include "graph/tensor_proto_util.h"
 
 namespace dflow {
 namespace {
 
-bool OnCpu(const Node& node) {
-  absl::StatusOr<DeviceName> device = ParseDeviceName(node.assigned_device());
-  return device.ok() && device->type.has_value() && *device->type == "CPU";
-}
-
-bool IsFloat(const Node& node) {
-  absl::StatusOr<DataType> type = GetTypeAttr(node.def(), "T");
-  return type.ok() && *type == DT_FLOAT;
-}
+bool IsFloat(const Node& node) { return HasFloatAttr(node, "T"); }
 
 // A float node of op `op` on `device`'s CPU, candidate for a fused chain.
 bool IsFusible(const Node& node, const std::string& device) {
   return node.assigned_device() == device && IsFloat(node);
-}
-
-// The one edge that reads `node`: a data edge from output 0, and no control successors.
-const Edge* SoleConsumer(const Node& node) {
-  if (node.out_edges().size() != 1) return nullptr;
-  const Edge* edge = node.out_edges()[0];
-  return edge->IsControlEdge() || edge->src_output != 0 ? nullptr : edge;
 }
 
 // The static dims of the value `edge` carries when it is a Const's or a variable's
@@ -64,11 +50,6 @@ std::optional<std::vector<int64_t>> StaticDims(const Edge* edge) {
   return dims;
 }
 
-std::string StringAttr(const Node& node, const char* name, const char* fallback) {
-  absl::StatusOr<std::string> value = GetStringAttr(node.def(), name);
-  return value.ok() ? *value : fallback;
-}
-
 // Pad -> Conv2D (VALID or EXPLICIT): the zero pad becomes the convolution's own.
 bool FoldPadIntoConv(Graph* graph, Node* conv) {
   const Edge* in = conv->input_edge(0);
@@ -78,14 +59,14 @@ bool FoldPadIntoConv(Graph* graph, Node* conv) {
       !IsFusible(*pad, conv->assigned_device())) {
     return false;
   }
-  const std::string padding = StringAttr(*conv, "padding", "");
+  const std::string padding = StringAttrOr(*conv, "padding", "");
   if (padding != "VALID" && padding != "EXPLICIT") return false;
   const Node* paddings = ConstSource(pad->input_edge(1));
   if (paddings == nullptr || paddings->attr("value") == nullptr) return false;
   absl::StatusOr<std::vector<int64_t>> pads =
       TensorProtoToInt64s(paddings->attr("value")->tensor(), 8);
   if (!pads.ok() || pads->size() != 8) return false;
-  const bool nchw = StringAttr(*conv, "data_format", "NHWC") == "NCHW";
+  const bool nchw = StringAttrOr(*conv, "data_format", "NHWC") == "NCHW";
   const int channel = nchw ? 1 : 3;
   std::vector<int64_t> explicit_pads(8, 0);
   if (padding == "EXPLICIT") {
@@ -149,12 +130,12 @@ const Edge* MatchBias(const Node& root, const Edge* in) {
   const Node& add = *in->dst;
   if (add.op() == "BiasAdd") {
     if (in->dst_input != 0) return nullptr;
-    const std::string format = StringAttr(add, "data_format", "NHWC");
-    if (IsConvolution(root) && format != StringAttr(root, "data_format", "NHWC")) return nullptr;
+    const std::string format = StringAttrOr(add, "data_format", "NHWC");
+    if (IsConvolution(root) && format != StringAttrOr(root, "data_format", "NHWC")) return nullptr;
     return add.input_edge(1);
   }
   if (add.op() != "Add" && add.op() != "AddV2") return nullptr;
-  if (IsConvolution(root) && StringAttr(root, "data_format", "NHWC") != "NHWC") return nullptr;
+  if (IsConvolution(root) && StringAttrOr(root, "data_format", "NHWC") != "NHWC") return nullptr;
   const Edge* other = add.input_edge(1 - in->dst_input);
   std::optional<std::vector<int64_t>> dims = StaticDims(other);
   std::optional<int64_t> channels = OutChannels(root);
@@ -170,7 +151,7 @@ std::optional<Chain> MatchChain(Node* root) {
     return std::nullopt;
   }
   // _FusedDepthwiseConv2dNative has no explicit_paddings.
-  if (root->op() == "DepthwiseConv2dNative" && StringAttr(*root, "padding", "") == "EXPLICIT") {
+  if (root->op() == "DepthwiseConv2dNative" && StringAttrOr(*root, "padding", "") == "EXPLICIT") {
     return std::nullopt;
   }
   const Edge* to_bias = SoleConsumer(*root);
@@ -257,18 +238,18 @@ absl::Status Rewrite(Graph* graph, const Chain& chain) {
 // the pool, which pools each slice of the batch while its convolution output is still in
 // cache (the full output of a large batch is not).
 absl::Status FuseMaxPool(Graph* graph, Node* conv) {
-  if (conv->op() != "_FusedConv2D" || StringAttr(*conv, "data_format", "NHWC") != "NHWC") {
+  if (conv->op() != "_FusedConv2D" || StringAttrOr(*conv, "data_format", "NHWC") != "NHWC") {
     return absl::OkStatus();
   }
   const Edge* to_pool = SoleConsumer(*conv);
   if (to_pool == nullptr || to_pool->dst_input != 0) return absl::OkStatus();
   Node* pool = to_pool->dst;
   if (pool->op() != "MaxPool" || !IsFusible(*pool, conv->assigned_device()) ||
-      StringAttr(*pool, "data_format", "NHWC") != "NHWC" || pool->attr("ksize") == nullptr ||
+      StringAttrOr(*pool, "data_format", "NHWC") != "NHWC" || pool->attr("ksize") == nullptr ||
       pool->attr("strides") == nullptr) {
     return absl::OkStatus();
   }
-  const std::string pool_padding = StringAttr(*pool, "padding", "");
+  const std::string pool_padding = StringAttrOr(*pool, "padding", "");
   if (pool_padding != "SAME" && pool_padding != "VALID") return absl::OkStatus();
   std::vector<const Edge*> inputs;
   for (const Edge* e : conv->in_edges()) {

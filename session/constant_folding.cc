@@ -7,8 +7,8 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "graph/device_name.h"
 #include "graph/node_def_util.h"
+#include "graph/rewrite_match.h"
 #include "graph/status_macros.h"
 #include "graph/types.h"
 #include "session/session.h"
@@ -25,11 +25,6 @@ bool IsUnfoldableOp(const std::string& op) {
       "ControlTrigger", "NoOp", "Identity", "IdentityN", "Snapshot", "StopGradient",
       "PreventGradient", "CheckNumerics", "Assert", "Print", "PrintV2"};
   return kOps->contains(op);
-}
-
-bool OnCpu(const Node& node) {
-  absl::StatusOr<DeviceName> device = ParseDeviceName(node.assigned_device());
-  return device.ok() && device->type.has_value() && *device->type == "CPU";
 }
 
 bool HasPlainTypes(const Node& node) {

@@ -15,7 +15,6 @@
 #include "graph/node_def_util.h"
 #include "graph/proto_io.h"
 #include "graph/status_macros.h"
-#include "graph/subgraph.h"
 #include "graph/types.h"
 #include "session/session.h"
 #include "tools/bench_inputs.h"
@@ -150,20 +149,9 @@ absl::StatusOr<Workload> LoadGraphWorkload(const CliArgs& flags, const BenchOpti
   std::vector<std::string> fed_nodes;
   for (const std::string& flag : flags.GetAll("feed")) {
     DFLOW_ASSIGN_OR_RETURN(FeedFlag feed, SplitFeedFlag(flag));
-    absl::StatusOr<TensorId> id = ParseTensorName(feed.name);
-    if (!id.ok() || id->IsControl()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--feed ", feed.name, ": not a tensor name (expected node or node:index)"));
-    }
-    const Node* node = graph->FindNode(id->node);
-    if (node == nullptr) return TensorNotInGraph(id->ToString());
-    if (id->index >= node->num_outputs()) return NoSuchOutput(*node, id->index);
-    DFLOW_ASSIGN_OR_RETURN(Tensor value,
-                           ParseFeedValue(feed.name, feed.value,
-                                          BaseType(node->output_types()[id->index]),
-                                          BenchAllocator()));
-    workload.feeds.emplace_back(feed.name, std::move(value));
-    fed_nodes.push_back(id->node);
+    DFLOW_ASSIGN_OR_RETURN(auto parsed, ParseGraphFeed(*graph, flag, BenchAllocator()));
+    workload.feeds.emplace_back(feed.name, std::move(parsed.second));
+    fed_nodes.push_back(parsed.first.node);
   }
   RecordGivenFeeds(&workload);
   workload.targets = flags.GetAll("target");

@@ -96,19 +96,8 @@ absl::StatusOr<ModelRun> TensorNameRun(const CliArgs& flags, const GraphDef& gra
   ModelRun run;
   for (const std::string& flag : flags.GetAll("feed")) {
     DFLOW_ASSIGN_OR_RETURN(FeedFlag feed, SplitFeedFlag(flag));
-    absl::StatusOr<TensorId> id = ParseTensorName(feed.name);
-    const Node* node = id.ok() && !id->IsControl() ? graph->FindNode(id->node) : nullptr;
-    if (!id.ok() || id->IsControl()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--feed ", feed.name, ": not a tensor name (expected node or node:index)"));
-    }
-    if (node == nullptr) return TensorNotInGraph(id->ToString());
-    if (id->index >= node->num_outputs()) return NoSuchOutput(*node, id->index);
-    DFLOW_ASSIGN_OR_RETURN(Tensor value,
-                           ParseFeedValue(feed.name, feed.value,
-                                          BaseType(node->output_types()[id->index]),
-                                          FeedAllocator()));
-    run.feeds.emplace_back(feed.name, std::move(value));
+    DFLOW_ASSIGN_OR_RETURN(auto parsed, ParseGraphFeed(*graph, flag, FeedAllocator()));
+    run.feeds.emplace_back(feed.name, std::move(parsed.second));
   }
   for (const std::string& fetch : flags.GetAll("fetch")) {
     absl::StatusOr<TensorId> id = ParseTensorName(fetch);
@@ -137,6 +126,24 @@ absl::StatusOr<SavedModelBundle> LoadModel(const CliArgs& flags, const ConfigPro
 }
 
 }  // namespace
+
+absl::StatusOr<std::pair<TensorId, Tensor>> ParseGraphFeed(const Graph& graph,
+                                                           const std::string& flag,
+                                                           Allocator* allocator) {
+  DFLOW_ASSIGN_OR_RETURN(FeedFlag feed, SplitFeedFlag(flag));
+  absl::StatusOr<TensorId> id = ParseTensorName(feed.name);
+  if (!id.ok() || id->IsControl()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--feed ", feed.name, ": not a tensor name (expected node or node:index)"));
+  }
+  const Node* node = graph.FindNode(id->node);
+  if (node == nullptr) return TensorNotInGraph(id->ToString());
+  if (id->index >= node->num_outputs()) return NoSuchOutput(*node, id->index);
+  DFLOW_ASSIGN_OR_RETURN(Tensor value,
+                         ParseFeedValue(feed.name, feed.value,
+                                        BaseType(node->output_types()[id->index]), allocator));
+  return std::make_pair(*std::move(id), std::move(value));
+}
 
 bool IsModelRun(const CliArgs& flags) {
   return flags.Has("saved_model") || flags.Has("meta_graph");
