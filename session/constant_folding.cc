@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "graph/node_def_util.h"
@@ -38,30 +39,32 @@ bool HasPlainTypes(const Node& node) {
 
 bool IsConst(const Node& node) { return IsConstantOp(node.op()); }
 
-// Rule 1, in topological order: a node folds when every input comes from a Const or a
-// folding node. Returns the folding nodes' ids as a set.
+// Whether rule 1 lets `node` fold, its inputs aside.
+bool MayFold(const Node& node) {
+  return !IsUnfoldableOp(node.op()) && OnCpu(node) && !node.op_def().is_stateful() &&
+         HasPlainTypes(node) && node.num_inputs() > 0;
+}
+
+// Rule 1: the folding nodes' ids. A worklist in topological order: a node folds once
+// every edge into it comes from a Const or a folding node (linear in the graph).
 absl::flat_hash_set<int> FoldingNodes(const Graph& graph) {
+  absl::flat_hash_map<int, int> pending;  // per candidate: in-edges not yet constant
+  std::vector<Node*> ready;
+  for (Node* node : graph.nodes()) {
+    if (!MayFold(*node)) continue;
+    int count = 0;
+    for (const Edge* e : node->in_edges()) count += IsConst(*e->src) ? 0 : 1;
+    pending[node->id()] = count;
+    if (count == 0) ready.push_back(node);
+  }
   absl::flat_hash_set<int> folding;
-  bool changed = true;
-  // Iterate to a fixed point (node ids are not topological after rewrites).
-  while (changed) {
-    changed = false;
-    for (Node* node : graph.nodes()) {
-      if (folding.contains(node->id()) || IsUnfoldableOp(node->op()) || !OnCpu(*node) ||
-          node->op_def().is_stateful() || !HasPlainTypes(*node) || node->num_inputs() == 0) {
-        continue;
-      }
-      bool constant_inputs = true;
-      for (const Edge* e : node->in_edges()) {
-        if (!IsConst(*e->src) && !folding.contains(e->src->id())) {
-          constant_inputs = false;
-          break;
-        }
-      }
-      if (constant_inputs) {
-        folding.insert(node->id());
-        changed = true;
-      }
+  while (!ready.empty()) {
+    Node* node = ready.back();
+    ready.pop_back();
+    folding.insert(node->id());
+    for (const Edge* e : node->out_edges()) {
+      auto it = pending.find(e->dst->id());
+      if (it != pending.end() && --it->second == 0) ready.push_back(e->dst);
     }
   }
   return folding;
