@@ -17,14 +17,15 @@
 namespace dflow {
 namespace {
 
-// Ops that never fold even when their inputs are constant (rule 1).
+// Ops that never fold even when their inputs are constant (rule 1). Identity and its
+// kin do fold: a frozen Keras model reads every weight through one (its former
+// ReadVariableOp), and a batch norm's statistics must fold through it.
 bool IsUnfoldableOp(const std::string& op) {
   static const absl::flat_hash_set<std::string>* const kOps = new absl::flat_hash_set<std::string>{
       "Const", "HostConst", "Placeholder", "PlaceholderWithDefault", "_Arg", "_Retval",
       "_Send", "_Recv", "_HostSend", "_HostRecv", "Switch", "RefSwitch", "Merge", "RefMerge",
       "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond",
-      "ControlTrigger", "NoOp", "Identity", "IdentityN", "Snapshot", "StopGradient",
-      "PreventGradient", "CheckNumerics", "Assert", "Print", "PrintV2"};
+      "ControlTrigger", "NoOp", "CheckNumerics", "Assert", "Print", "PrintV2"};
   return kOps->contains(op);
 }
 

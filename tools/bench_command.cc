@@ -22,6 +22,7 @@
 #include "tools/feed_parser.h"
 #include "tools/latency_stats.h"
 #include "tools/model_run.h"
+#include "tools/op_profile.h"
 #include "tools/tensor_printer.h"
 
 namespace dflow {
@@ -35,7 +36,10 @@ constexpr char kBenchHelp[] =
     "         [--runs=50] [--warmup=5] [--threads=N] [--batch=1] [--shape=NAME=d0,d1,...]...\n"
     "         [--feed=NAME=VALUE]... [--fetch=NAME]... [--target=NAME]...\n"
     "         [--config=TEXTPROTO] [--run_options=TEXTPROTO] [--output=text|json]\n"
+    "         [--profile[=N]]\n"
     "Runs the graph repeatedly and prints latency min/median/p90/max/mean and throughput.\n"
+    "--profile then traces --runs more runs and prints the time per op type and the N\n"
+    "slowest nodes (default 15).\n"
     "Placeholders not fed get synthetic data of their shape (floats uniform in [0,1),\n"
     "integers 0); an unknown first dim is --batch; other unknown dims need --shape.\n"
     "Without --fetch/--target every output nothing consumes is fetched.\n";
@@ -77,6 +81,7 @@ struct BenchOptions {
   std::map<std::string, std::vector<int64_t>> shapes;
   ConfigProto config;
   bool json = false;
+  int profile_top = 0;  // 0: no --profile
 };
 
 absl::StatusOr<int64_t> PositiveFlag(const CliArgs& flags, const std::string& name,
@@ -113,6 +118,13 @@ absl::StatusOr<BenchOptions> ParseOptions(const CliArgs& flags) {
         absl::StrCat("--output=", output, ": expected json or text"));
   }
   options.json = output == "json";
+  // A bare --profile parses as "true".
+  if (flags.Has("profile") && flags.Get("profile") == "true") {
+    options.profile_top = 15;
+  } else {
+    DFLOW_ASSIGN_OR_RETURN(int64_t top, PositiveFlag(flags, "profile", 0, 1));
+    options.profile_top = static_cast<int>(top);
+  }
   return options;
 }
 
@@ -270,6 +282,22 @@ absl::StatusOr<Measurement> Measure(Workload& workload, const BenchOptions& opti
   return measurement;
 }
 
+// Runs `--runs` more times with FULL_TRACE, after the timed runs so that tracing never
+// slows the latencies reported.
+absl::StatusOr<OpProfile> Profile(Workload& workload, const BenchOptions& options) {
+  RunOptions traced = workload.run_options;
+  traced.set_trace_level(RunOptions::FULL_TRACE);
+  OpProfiler profiler;
+  for (int i = 0; i < options.runs; ++i) {
+    std::vector<Tensor> outputs;
+    RunMetadata metadata;
+    DFLOW_RETURN_IF_ERROR(workload.session->Run(traced, workload.feeds, workload.fetches,
+                                                 workload.targets, &outputs, &metadata));
+    profiler.Add(metadata.step_stats());
+  }
+  return profiler.Summarize(options.profile_top);
+}
+
 // The batch size items/s counts: dim 0 of the first input with rank >= 1, else 0.
 int64_t BatchOf(const Workload& workload) {
   for (const BenchInput& input : workload.inputs) {
@@ -322,6 +350,47 @@ std::string BenchJson(const std::string& model, const Workload& workload,
       "}, \"samples_ms\": [", absl::StrJoin(samples, ", "), "]}\n");
 }
 
+std::string ProfileJson(const OpProfile& profile) {
+  std::vector<std::string> ops;
+  for (const OpTypeRow& row : profile.ops) {
+    ops.push_back(absl::StrCat("{\"op\": ", JsonString(row.op), ", \"count\": ",
+                               Number(row.count), ", \"avg_us\": ", Number(row.avg_us),
+                               ", \"percent\": ", Number(row.percent), "}"));
+  }
+  std::vector<std::string> nodes;
+  for (const NodeRow& row : profile.nodes) {
+    nodes.push_back(absl::StrCat("{\"name\": ", JsonString(row.name),
+                                 ", \"op\": ", JsonString(row.op),
+                                 ", \"device\": ", JsonString(row.device),
+                                 ", \"avg_us\": ", Number(row.avg_us), "}"));
+  }
+  return absl::StrCat("{\"traced_runs\": ", profile.traced_runs, ", \"ops\": [",
+                      absl::StrJoin(ops, ", "), "], \"nodes\": [",
+                      absl::StrJoin(nodes, ", "), "]}");
+}
+
+std::string ProfileText(const OpProfile& profile) {
+  std::string text = absl::StrFormat(
+      "op profile (%d traced runs, summed node time per run %.3f ms; nodes on parallel "
+      "threads overlap)\n",
+      profile.traced_runs, profile.total_us / 1000.0);
+  absl::StrAppend(&text, absl::StrFormat("  %-28s %8s %12s %7s %7s\n", "op", "count",
+                                         "avg us", "%", "cum %"));
+  for (const OpTypeRow& row : profile.ops) {
+    absl::StrAppend(&text, absl::StrFormat("  %-28s %8g %12.1f %6.2f%% %6.2f%%\n", row.op,
+                                           row.count, row.avg_us, row.percent,
+                                           row.cumulative_percent));
+  }
+  absl::StrAppend(&text, absl::StrFormat("top %d nodes:\n", profile.nodes.size()),
+                  absl::StrFormat("  %12s  %-24s %s  (%s)\n", "avg us", "op", "name",
+                                  "device"));
+  for (const NodeRow& row : profile.nodes) {
+    absl::StrAppend(&text, absl::StrFormat("  %12.1f  %-24s %s  (%s)\n", row.avg_us, row.op,
+                                           row.name, row.device));
+  }
+  return text;
+}
+
 std::string BenchText(const std::string& model, const Workload& workload,
                       const BenchOptions& options, const Measurement& measurement) {
   const LatencyStats stats = SummarizeLatencies(measurement.run_ms);
@@ -362,7 +431,7 @@ absl::Status RunBenchCommand(const std::vector<std::string>& args, std::ostream&
   }
   std::vector<std::string> known = {"graph", "output", "config", "run_options", "feed",
                                     "fetch", "target", "runs",   "warmup",      "threads",
-                                    "batch", "shape"};
+                                    "batch", "shape",  "profile"};
   known.insert(known.end(), std::begin(kModelRunFlags), std::end(kModelRunFlags));
   DFLOW_ASSIGN_OR_RETURN(CliArgs flags, CliArgs::Parse(args, known));
   DFLOW_ASSIGN_OR_RETURN(BenchOptions options, ParseOptions(flags));
@@ -376,8 +445,20 @@ absl::Status RunBenchCommand(const std::vector<std::string>& args, std::ostream&
     model = flags.Get("graph");
   }
   DFLOW_ASSIGN_OR_RETURN(Measurement measurement, Measure(workload, options, progress));
-  out << (options.json ? BenchJson(model, workload, options, measurement)
-                       : BenchText(model, workload, options, measurement));
+  if (options.profile_top == 0) {
+    out << (options.json ? BenchJson(model, workload, options, measurement)
+                         : BenchText(model, workload, options, measurement));
+    return absl::OkStatus();
+  }
+  DFLOW_ASSIGN_OR_RETURN(OpProfile profile, Profile(workload, options));
+  if (options.json) {
+    // The profile goes in as the document's last member.
+    std::string json = BenchJson(model, workload, options, measurement);
+    json.resize(json.size() - 2);  // "}\n"
+    out << json << ", \"profile\": " << ProfileJson(profile) << "}\n";
+  } else {
+    out << BenchText(model, workload, options, measurement) << ProfileText(profile);
+  }
   return absl::OkStatus();
 }
 

@@ -5,6 +5,7 @@
 //               [--runs=N] [--warmup=N] [--threads=N] [--batch=N] [--shape=NAME=d0,d1,...]...
 //               [--feed=NAME=VALUE]... [--fetch=NAME]... [--target=NAME]...
 //               [--config=TEXTPROTO] [--run_options=TEXTPROTO] [--output=json|text]
+//               [--profile[=N]]
 //
 // Rules:
 //  1. Feeds, fetches and targets work as for `dflow run` (tools/run_command.h,
@@ -22,6 +23,12 @@
 //     (fields in bench_command.cc's BenchJson); text is for people.
 //  5. Runs lasting over 2 s in all print progress on stderr about once a second.
 //  6. Any failed run stops the benchmark with that run's status (exit 1).
+//  7. --profile[=N] (N >= 1, default 15): after the timed runs, which it leaves untraced,
+//     --runs more runs with trace_level FULL_TRACE (over --run_options); the report adds
+//     per op type the nodes per run, summed node µs per run, % and cumulative %, and the
+//     N slowest nodes (tools/op_profile.h); JSON gains "profile": {"traced_runs", "ops":
+//     [{op, count, avg_us, percent}], "nodes": [{name, op, device, avg_us}]}, time
+//     descending. Without it the output is unchanged.
 #ifndef DFLOW_TOOLS_BENCH_COMMAND_H_
 #define DFLOW_TOOLS_BENCH_COMMAND_H_
 

@@ -5,7 +5,9 @@
 // strided view and reordered once into the layout the primitive prefers, cached per
 // filter value (PackedWeightsCache: a frozen graph's filter is a Const). Primitives are
 // cached per sub-batch shape. The batch is split over the session's pool; each shard
-// runs the primitive single-threaded (dnnl_util.h explains why).
+// runs the primitive single-threaded (dnnl_util.h explains why). An NHWC batch smaller
+// than the pool (a batch of 1) is split into bands of output rows instead
+// (conv_row_bands.h), so that serving one image uses every thread.
 //
 // TF semantics: strides/dilations are 4-vectors in data_format order with batch and
 // depth entries 1; SAME padding puts the odd pad after; EXPLICIT takes 8 pads in
@@ -16,7 +18,10 @@
 // by the primitive (a bias argument and an eltwise post-op) while the output is hot.
 // NHWC convolutions that are one matrix product (1x1 filters at stride 1, or a filter
 // covering the whole input, as LeNet's last convolution) run on DenseLayer instead:
-// oneDNN's direct convolution is several times slower on a 1x1 output. NHWC
+// oneDNN's direct convolution is several times slower on a 1x1 output. Without
+// AVX-512, 1x1 filters stay on the convolution primitive: oneDNN 2.6's matmul there is
+// gemm:jit, which repacks the weights on every call, and its jit_1x1 convolution is
+// 1.0-3.7x faster on ResNet50's pointwise layers (196x1024x256: 2.2 vs 1.0 ms). NHWC
 // convolutions with few output channels fold column pairs into channels
 // (conv_column_fold.h) so that oneDNN's vector lanes do not idle.
 //
@@ -42,6 +47,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
 #include "kernels/cpu/conv_column_fold.h"
+#include "kernels/cpu/conv_row_bands.h"
 #include "kernels/cpu/dense_layer.h"
 #include "kernels/cpu/conv_attrs.h"
 #include "kernels/cpu/dnnl_util.h"
@@ -147,9 +153,10 @@ absl::StatusOr<ConvGeometry> MakeDepthwiseGeometry(const ConvAttrs& a, const Ten
 }
 
 // True for a convolution that is the matrix product input[M, K] x filter[K, out_depth]
-// over NHWC data, M = batch * output pixels: a 1x1 filter at stride 1, or a filter as
-// large as the input (a 1x1 output), with no groups, dilation or padding.
-bool IsMatrixProduct(const ConvAttrs& a, const ConvGeometry& g) {
+// over NHWC data, M = batch * output pixels, and runs as one (DenseLayer): a filter as
+// large as the input (a 1x1 output), or, where oneDNN's matmul packs its weights
+// (`lanes` 16: AVX-512), a 1x1 filter at stride 1; no groups, dilation or padding.
+bool IsMatrixProduct(const ConvAttrs& a, const ConvGeometry& g, int lanes) {
   if (a.layout.nchw || g.groups != 1 || g.rows.dilation != 1 || g.cols.dilation != 1) return false;
   if (g.rows.pad_before != 0 || g.rows.pad_after != 0 || g.cols.pad_before != 0 ||
       g.cols.pad_after != 0) {
@@ -158,7 +165,7 @@ bool IsMatrixProduct(const ConvAttrs& a, const ConvGeometry& g) {
   const bool pointwise =
       g.rows.size == 1 && g.cols.size == 1 && g.rows.stride == 1 && g.cols.stride == 1;
   const bool whole = g.rows.size == g.rows.input && g.cols.size == g.cols.input;
-  return pointwise || whole;
+  return (pointwise && lanes >= 16) || whole;
 }
 
 // The HWIO filter as oneDNN weights: {O, I, H, W}, or {G, O/G, I/G, H, W} when grouped,
@@ -254,6 +261,10 @@ struct PoolStage {
   float* out = nullptr;
 };
 
+// Below this many FLOPs a band of output rows, fewer bands: the same threshold as a
+// batch shard's (dnnl_util.cc), a hand-off costs about a microsecond.
+constexpr double kMinFlopsPerBand = 4e6;
+
 // Images per slice of a pooled convolution: a slice's convolution output (its scratch)
 // of about half a megabyte stays in a core's L2 between the convolution and the pool.
 constexpr int64_t kPooledSliceBytes = 512 * 1024;
@@ -319,7 +330,7 @@ class Conv2DOp : public OpKernel {
     const Tensor& filter = ctx->input(1);
     if (g.batch * g.rows.output * g.cols.output * g.out_depth == 0) return absl::OkStatus();
     if (input.NumElements() == 0) return EmptySum(g, bias, out);  // in_depth 0: an empty sum
-    if (IsMatrixProduct(attrs_, g)) {
+    if (IsMatrixProduct(attrs_, g, lanes_)) {
       DenseArgs args;
       args.m = g.batch * g.rows.output * g.cols.output;
       args.k = g.rows.size * g.cols.size * g.filter_depth;
@@ -353,7 +364,7 @@ class Conv2DOp : public OpKernel {
     DFLOW_ASSIGN_OR_RETURN(Tensor * out, ctx->allocate_output(0, out_shape));
     if (out->NumElements() == 0) return absl::OkStatus();
     stage.out = out->data<float>();
-    if (ctx->input(0).NumElements() != 0 && !IsMatrixProduct(attrs_, g)) {
+    if (ctx->input(0).NumElements() != 0 && !IsMatrixProduct(attrs_, g, lanes_)) {
       return Convolve(ctx, g, bias, nullptr, &stage);
     }
     DFLOW_ASSIGN_OR_RETURN(Tensor conv, ctx->allocate_temp(DT_FLOAT, conv_shape));
@@ -413,8 +424,17 @@ class Conv2DOp : public OpKernel {
                          bool filter_constant, const float* bias, Tensor* out,
                          const PoolStage* pool) {
     if (pool != nullptr) return RunPooled(ctx, g, filter, filter_constant, bias, *pool);
-    const onednn::BatchSplit split =
-        onednn::SplitBatch(g.batch, g.FlopsPerImage(), NumThreads(ctx));
+    const int threads = NumThreads(ctx);
+    const onednn::BatchSplit split = onednn::SplitBatch(g.batch, g.FlopsPerImage(), threads);
+    if (!attrs_.layout.nchw && split.shards < threads) {
+      const int64_t bands = RowBandsPerImage(g.batch, g.rows.output, g.FlopsPerImage(), threads,
+                                             kMinFlopsPerBand);
+      if (bands > 1) {
+        DFLOW_ASSIGN_OR_RETURN(bool done,
+                               RunRowBands(ctx, g, bands, filter, filter_constant, bias, out));
+        if (done) return absl::OkStatus();
+      }
+    }
     // Plans for the (at most two) shard sizes, made here so that shards only execute.
     const int64_t last = g.batch - (split.shards - 1) * split.block;
     DFLOW_ASSIGN_OR_RETURN(ConvPlan full, Plan(g, split.block, filter, filter_constant, nullptr));
@@ -444,6 +464,63 @@ class Conv2DOp : public OpKernel {
            {DNNL_ARG_BIAS, &bias_md, bias},
            {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), out_data + first * out_image}});
     });
+  }
+
+  // The convolution as `bands` bands of output rows per image (conv_row_bands.h), one
+  // pool task each; false (nothing run) when some band would read only padding.
+  absl::StatusOr<bool> RunRowBands(OpKernelContext* ctx, const ConvGeometry& g, int64_t bands,
+                                   const Tensor& filter, bool filter_constant,
+                                   const float* bias, Tensor* out) {
+    const int64_t rows_per_band = (g.rows.output + bands - 1) / bands;
+    bands = (g.rows.output + rows_per_band - 1) / rows_per_band;
+    std::vector<RowBand> row_bands;
+    std::vector<ConvPlan> plans;  // plans[j] runs row_bands[j]
+    for (int64_t j = 0; j < bands; ++j) {
+      const int64_t first = j * rows_per_band;
+      std::optional<RowBand> band =
+          OutputRowBand(g.rows, first, std::min(rows_per_band, g.rows.output - first));
+      if (!band.has_value()) return false;
+      ConvGeometry sub = g;
+      sub.rows = band->rows;
+      DFLOW_ASSIGN_OR_RETURN(
+          ConvPlan plan, Plan(sub, 1, filter, filter_constant, plans.empty() ? nullptr : &plans[0]));
+      row_bands.push_back(*band);
+      plans.push_back(std::move(plan));
+    }
+    const int64_t in_image = g.in_depth * g.rows.input * g.cols.input;
+    const int64_t out_image = g.out_depth * g.rows.output * g.cols.output;
+    const int64_t in_row = g.in_depth * g.cols.input;  // NHWC: a row is contiguous
+    const int64_t out_row = g.out_depth * g.cols.output;
+    const float* in_data = ctx->input(0).data<float>();
+    float* out_data = out->data<float>();
+    DFLOW_ASSIGN_OR_RETURN(const dnnl_memory_desc_t bias_md, BiasDesc(g));
+    const int64_t units = g.batch * bands;
+    const double flops_per_band = g.FlopsPerImage() / static_cast<double>(bands);
+    DFLOW_RETURN_IF_ERROR(onednn::RunShards(
+        ctx, units, onednn::BatchSplit{units, 1}, flops_per_band,
+        [&](int64_t first, int64_t count) -> absl::Status {
+          for (int64_t u = first; u < first + count; ++u) {
+            const int64_t image = u / bands;
+            const RowBand& band = row_bands[u % bands];
+            const ConvPlan& plan = plans[u % bands];
+            const onednn::Primitive& p = *plan.primitive;
+            const float* src = in_data + image * in_image + band.first_input_row * in_row;
+            float* dst = out_data + image * out_image + band.first_output_row * out_row;
+            DFLOW_RETURN_IF_ERROR(
+                bias == nullptr
+                    ? onednn::Execute(p, engine_.get(),
+                                      {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), src},
+                                       {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
+                                       {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), dst}})
+                    : onednn::Execute(p, engine_.get(),
+                                      {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), src},
+                                       {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
+                                       {DNNL_ARG_BIAS, &bias_md, bias},
+                                       {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), dst}}));
+          }
+          return absl::OkStatus();
+        }));
+    return true;
   }
 
   // Each shard convolves slices of `slice` images into its own scratch and pools them

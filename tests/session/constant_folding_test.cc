@@ -66,6 +66,28 @@ TEST_CASE("FoldConstants replaces constant subgraphs by one Const", "[session]")
   CHECK(graph->FindNode("z")->input_edge(1)->src == constant);
 }
 
+TEST_CASE("FoldConstants folds through the Identity a frozen variable is read by",
+          "[session]") {
+  // A frozen Keras model reads every weight as Const -> Identity (its ReadVariableOp);
+  // the batch norm's scale must still become one Const.
+  std::string text = kGraph;
+  const std::string from = R"(input: "rsqrt" input: "gamma")";
+  text.replace(text.find(from), from.size(), R"(input: "rsqrt" input: "gamma_read")");
+  text += R"pb(
+    node { name: "gamma_read" op: "Identity" input: "gamma"
+           attr { key: "T" value { type: DT_FLOAT } } }
+  )pb";
+  std::unique_ptr<Graph> graph = ImportOnCpu(text);
+  absl::StatusOr<int> folded = FoldConstants(graph.get());
+  REQUIRE(folded.ok());
+  for (const char* gone : {"gamma_read", "rsqrt", "inv", "gamma"}) {
+    CHECK(graph->FindNode(gone) == nullptr);
+  }
+  const Node* constant = graph->FindNode("inv/_folded");
+  REQUIRE(constant != nullptr);
+  CHECK(graph->FindNode("y")->input_edge(1)->src == constant);
+}
+
 TEST_CASE("FoldConstants leaves a graph whose constant part fails", "[session]") {
   // Reshape of 2 values to [3]: an error for the step to report, not for folding.
   std::unique_ptr<Graph> graph = ImportOnCpu(R"pb(

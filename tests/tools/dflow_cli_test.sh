@@ -381,5 +381,37 @@ grep -q '"inputs": \[{"name": "x", "dtype": "float32", "shape": \[1, 2\], "sourc
 "$DFLOW" bench --saved_model="$CORPUS/saved_model/tf_half_plus_two" --runs=3 --batch=5 --output=json >"$TMP/out" 2>"$TMP/err" || fail "bench saved_model: $(cat "$TMP/err")"
 grep -q '"inputs": \[{"name": "x", "dtype": "float32", "shape": \[5, 1\], "source": "synthetic"}\]' "$TMP/out" || fail "bench saved_model JSON: $(cat "$TMP/out")"
 
+# bench --profile: traced runs after the timed ones, time per op type and slowest nodes.
+cat > "$TMP/matmul_add.pbtxt" <<'PB'
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } dim { size: 3 } } } } }
+node { name: "z" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } dim { size: 2 } } } } }
+node { name: "w" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } dim { size: 2 } } float_val: 1 } } } }
+node { name: "mm" op: "MatMul" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "y" op: "Add" input: "mm" input: "z" attr { key: "T" value { type: DT_FLOAT } } }
+PB
+out=$("$DFLOW" bench --graph="$TMP/matmul_add.pbtxt" --runs=2 --warmup=0 --profile 2>&1) || fail "bench profile text: $out"
+echo "$out" | grep -q "^op profile (2 traced runs, summed node time per run [0-9.]* ms; nodes on parallel threads overlap)$" || fail "bench profile header: $out"
+for op in MatMul Add Const _Arg _Retval; do
+  echo "$out" | grep -qE "^  $op +[0-9]" || fail "bench profile op $op: $out"
+done
+echo "$out" | grep -qE "^ +[0-9.]+  MatMul +mm  \(/job:localhost/replica:0/task:0/device:CPU:0\)$" || fail "bench profile node mm: $out"
+"$DFLOW" bench --graph="$TMP/matmul_add.pbtxt" --runs=3 --warmup=0 --profile=2 --output=json >"$TMP/out" 2>"$TMP/err" || fail "bench profile json: $(cat "$TMP/err")"
+python3 -c '
+import json, sys
+doc = json.loads(open(sys.argv[1]).read(), parse_constant=lambda c: 1/0)
+prof = doc["profile"]
+assert prof["traced_runs"] == 3, prof
+assert {o["op"]: o["count"] for o in prof["ops"]} == {"MatMul": 1, "Add": 1, "Const": 1, "_Arg": 2, "_Retval": 1}, prof
+times = [o["avg_us"] for o in prof["ops"]]
+assert times == sorted(times, reverse=True) and abs(sum(o["percent"] for o in prof["ops"]) - 100) < 1e-6, prof
+assert len(prof["nodes"]) == 2 and prof["nodes"][0]["avg_us"] >= prof["nodes"][1]["avg_us"], prof
+assert set(prof["nodes"][0]) == {"name", "op", "device", "avg_us"}, prof
+' "$TMP/out" || fail "bench profile JSON: $(cat "$TMP/out")"
+"$DFLOW" bench --graph="$TMP/matmul_add.pbtxt" --runs=2 --output=json | grep -q '"profile"' && fail "bench without --profile has a profile"
+for bad in 0 abc; do
+  "$DFLOW" bench --graph="$TMP/matmul_add.pbtxt" --profile=$bad 2>"$TMP/err"; [ $? -eq 1 ] || fail "bench profile=$bad exit"
+  grep -q "^INVALID_ARGUMENT: --profile=$bad: expected an integer >= 1" "$TMP/err" || fail "bench profile=$bad: $(cat "$TMP/err")"
+done
+
 [ $failures -eq 0 ] && echo "all dflow CLI checks passed"
 exit $failures

@@ -354,4 +354,19 @@ TEST_CASE("One Conv2D kernel computes correctly from several threads at once") {
 }
 
 }  // namespace
+TEST_CASE("Conv2D of one image runs in bands of output rows on the pool") {
+  // conv_row_bands.h: a batch of 1 (>= 8 MFLOP, the pool's 2 threads) splits its output
+  // rows in two bands, each with the padding of the edge it touches.
+  CheckAgainstNaive({1, 32, 32, 16, 3, 3, 16, 32, "SAME"}, false, 41);
+  CheckAgainstNaive({1, 33, 20, 32, 3, 3, 32, 64, "SAME", 2, 1}, false, 42);  // odd rows, stride 2
+  CheckAgainstNaive({1, 40, 32, 32, 4, 3, 32, 48, "SAME", 2, 2}, false, 43);  // even filter
+  CheckAgainstNaive({1, 30, 24, 16, 3, 3, 16, 64, "VALID", 1, 1, 2, 2}, false, 44);  // dilated
+  CheckAgainstNaive({1, 31, 24, 16, 5, 3, 16, 48, "EXPLICIT", 1, 1, 1, 1, {3, 1, 0, 2}},
+                    false, 45);
+  CheckAgainstNaive({1, 28, 28, 64, 1, 1, 64, 128, "VALID"}, false, 46);  // pointwise
+  CheckAgainstNaive({1, 28, 28, 64, 3, 3, 16, 64, "SAME"}, false, 47);     // grouped
+  // Two images on two threads stay whole (a batch shard each).
+  CheckAgainstNaive({2, 32, 32, 16, 3, 3, 16, 32, "SAME"}, false, 48);
+}
+
 }  // namespace dflow
