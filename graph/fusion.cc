@@ -12,6 +12,7 @@
 #include "graph/rewrite_match.h"
 #include "graph/status_macros.h"
 #include "graph/tensor_proto_util.h"
+#include "graph/types.h"
 
 namespace dflow {
 namespace {
@@ -93,12 +94,54 @@ bool FoldPadIntoConv(Graph* graph, Node* conv) {
   return true;
 }
 
+// Readers of a CPU IdentityN read its inputs instead, and the IdentityN goes away: it
+// only forwards (TF's custom_gradient writes one after every Keras 3 swish). Left alone
+// with control edges or reference types.
+void ForwardIdentityN(Graph* graph) {
+  std::vector<Node*> nodes;
+  for (Node* node : graph->nodes()) {
+    if (node->op() == "IdentityN" && OnCpu(*node)) nodes.push_back(node);
+  }
+  for (Node* node : nodes) {
+    bool plain = true;
+    for (const Edge* e : node->in_edges()) plain = plain && !e->IsControlEdge();
+    for (const Edge* e : node->out_edges()) plain = plain && !e->IsControlEdge();
+    for (DataType type : node->input_types()) plain = plain && !IsRefType(type);
+    if (!plain) continue;
+    std::vector<const Edge*> inputs(node->num_inputs(), nullptr);
+    for (const Edge* e : node->in_edges()) inputs[e->dst_input] = e;
+    struct Reader {
+      Node* node;
+      int input;
+      int output;
+    };
+    std::vector<Reader> readers;
+    for (const Edge* e : node->out_edges()) readers.push_back({e->dst, e->dst_input, e->src_output});
+    bool complete = true;
+    for (const Reader& r : readers) {
+      complete = complete && r.output < static_cast<int>(inputs.size()) &&
+                 inputs[r.output] != nullptr;
+    }
+    if (!complete) continue;
+    for (const Reader& r : readers) {
+      const Edge* in = inputs[r.output];
+      graph->RemoveEdge(r.node->input_edge(r.input));
+      graph->AddEdge(in->src, in->src_output, r.node, r.input);
+    }
+    graph->RemoveNode(node);
+  }
+}
+
 // A matched chain root -> bias [-> activation].
 struct Chain {
   Node* root = nullptr;
   Node* bias = nullptr;
   const Edge* bias_value = nullptr;  // the edge carrying the bias vector
   Node* activation = nullptr;
+  // A swish activation, x * sigmoid(beta * x): `activation` is its final Mul, these the
+  // Sigmoid and (Keras 3's form) the Mul by beta before it.
+  std::vector<Node*> swish_inner;
+  float swish_beta = 1.0f;
 
   Node* last() const { return activation != nullptr ? activation : bias; }
 };
@@ -146,6 +189,71 @@ const Edge* MatchBias(const Node& root, const Edge* in) {
   return other;
 }
 
+// The scalar float value of a Const read by `edge` (directly or through forwarding).
+std::optional<float> ScalarFloatConst(const Edge* edge) {
+  const Node* source = ConstSource(edge);
+  if (source == nullptr || source->attr("value") == nullptr) return std::nullopt;
+  absl::StatusOr<std::vector<float>> values =
+      TensorProtoToFloats(source->attr("value")->tensor(), 1);
+  if (!values.ok() || values->size() != 1) return std::nullopt;
+  return (*values)[0];
+}
+
+// The data input of binary `node` other than the one `in` feeds, or null.
+const Edge* OtherInput(const Node& node, const Edge* in) {
+  if (node.num_inputs() != 2) return nullptr;
+  return node.input_edge(1 - in->dst_input);
+}
+
+// Whether `node`'s output 0 goes to `dst` alone (one data edge, no control edge).
+bool FeedsOnly(const Node& node, const Node* dst) {
+  const Edge* sole = SoleConsumer(node);
+  return sole != nullptr && sole->dst == dst;
+}
+
+// Matches a swish on `x` (the bias node): x * Sigmoid(x), as tf.nn.silu and tf.keras
+// write it, or x * Sigmoid(beta * x) with a scalar Const beta, as Keras 3 does. `x` must
+// feed those nodes alone, and each inner node the next alone.
+bool MatchSwish(Node* x, Chain* chain) {
+  const std::string& device = chain->root->assigned_device();
+  std::vector<const Edge*> outs;
+  for (const Edge* e : x->out_edges()) {
+    if (e->IsControlEdge() || e->src_output != 0) return false;
+    outs.push_back(e);
+  }
+  if (outs.size() != 2) return false;
+  for (int first = 0; first < 2; ++first) {
+    Node* head = outs[first]->dst;  // Sigmoid, or the Mul by beta
+    Node* mul = outs[1 - first]->dst;
+    if (head == mul || mul->op() != "Mul" || !IsFusible(*mul, device) ||
+        !IsFusible(*head, device)) {
+      continue;
+    }
+    std::vector<Node*> inner;
+    float beta = 1.0f;
+    Node* sigmoid = head;
+    if (head->op() == "Mul") {
+      std::optional<float> value = ScalarFloatConst(OtherInput(*head, outs[first]));
+      if (!value.has_value() || head->out_edges().size() != 1) continue;
+      sigmoid = (*head->out_edges().begin())->dst;
+      if (!FeedsOnly(*head, sigmoid)) continue;
+      beta = *value;
+      inner.push_back(head);
+    }
+    if (sigmoid->op() != "Sigmoid" || !IsFusible(*sigmoid, device) || !FeedsOnly(*sigmoid, mul)) {
+      continue;
+    }
+    const Edge* from_sigmoid = OtherInput(*mul, outs[1 - first]);
+    if (from_sigmoid == nullptr || from_sigmoid->src != sigmoid) continue;
+    inner.push_back(sigmoid);
+    chain->activation = mul;
+    chain->swish_inner = std::move(inner);
+    chain->swish_beta = beta;
+    return true;
+  }
+  return false;
+}
+
 std::optional<Chain> MatchChain(Node* root) {
   if ((!IsConvolution(*root) && root->op() != "MatMul") || !OnCpu(*root) || !IsFloat(*root)) {
     return std::nullopt;
@@ -163,6 +271,8 @@ std::optional<Chain> MatchChain(Node* root) {
   chain.bias = to_bias->dst;
   chain.bias_value = MatchBias(*root, to_bias);
   if (chain.bias_value == nullptr) return std::nullopt;
+  // Swish as a post-op on convolutions (the fused MatMul kernel reads no beta).
+  if (IsConvolution(*root) && MatchSwish(chain.bias, &chain)) return chain;
   const Edge* to_activation = SoleConsumer(*chain.bias);
   if (to_activation != nullptr) {
     Node* next = to_activation->dst;
@@ -191,7 +301,12 @@ NodeDef FusedDef(const Chain& chain) {
   if (root.op() == "Conv2D") attrs["TArgs"].mutable_list()->add_type(DT_FLOAT);
   auto* fused_ops = attrs["fused_ops"].mutable_list();
   fused_ops->add_s("BiasAdd");
-  if (chain.activation != nullptr) fused_ops->add_s(chain.activation->op());
+  if (!chain.swish_inner.empty()) {
+    fused_ops->add_s(kFusedSwish);
+    attrs[kSwishBetaAttr].set_f(chain.swish_beta);
+  } else if (chain.activation != nullptr) {
+    fused_ops->add_s(chain.activation->op());
+  }
   return def;
 }
 
@@ -209,6 +324,7 @@ absl::Status Rewrite(Graph* graph, const Chain& chain) {
   std::vector<Node*> control_inputs;
   std::vector<Node*> replaced = {chain.root, chain.bias};
   if (chain.activation != nullptr) replaced.push_back(chain.activation);
+  replaced.insert(replaced.end(), chain.swish_inner.begin(), chain.swish_inner.end());
   for (Node* node : replaced) {
     for (const Edge* e : node->in_edges()) {
       if (e->IsControlEdge()) control_inputs.push_back(e->src);
@@ -306,6 +422,9 @@ absl::Status FuseMaxPool(Graph* graph, Node* conv) {
 absl::Status FuseCpuOps(Graph* graph) {
   // Batch norms into their convolutions first: each leaves a Conv -> BiasAdd to fuse.
   DFLOW_RETURN_IF_ERROR(FoldBatchNorms(graph));
+  // Keras 3's swish ends in an IdentityN (its custom gradient) that also reads x: gone,
+  // x feeds the swish's two nodes alone.
+  ForwardIdentityN(graph);
   // Pads first, so that a padded convolution still fuses with its bias. Folding removes
   // only Pad nodes, never a Conv2D of this list.
   std::vector<Node*> convs;

@@ -15,6 +15,12 @@
 //          (graph/batch_norm_folding.h), first, so the next rewrite fuses it.
 //   DepthwiseConv2dNative (not EXPLICIT) -> BiasAdd | Add [-> Relu | Relu6]
 //       => _FusedDepthwiseConv2dNative(input, filter, bias), as for Conv2D.
+//   Conv2D | DepthwiseConv2dNative -> bias -> swish: Mul(x, Sigmoid(x)) (tf.nn.silu), or
+//   Mul(x, Sigmoid(Mul(beta, x))) with a scalar Const beta (Keras 3)
+//       => the fused convolution with fused_ops ["BiasAdd", "_DflowSwish"] and the float
+//          attr _dflow_swish_beta (oneDNN's eltwise_swish post-op, alpha = beta).
+//          Keras 3's IdentityN after the swish (its custom gradient) is forwarded first:
+//          every CPU IdentityN without control edges passes its inputs straight on.
 //   MatMul -> BiasAdd | Add/AddV2 with a rank-1 Const bias of B's columns
 //   [-> Relu | Relu6]
 //       => _FusedMatMul(a, b, bias) with the same fused_ops.
@@ -36,6 +42,10 @@
 #include "graph/graph.h"
 
 namespace dflow {
+
+// The fused_ops entry of a swish activation, and the attr holding its beta.
+inline constexpr char kFusedSwish[] = "_DflowSwish";
+inline constexpr char kSwishBetaAttr[] = "_dflow_swish_beta";
 
 // Applies the rewrites above to every match. Fails only on an internal inconsistency
 // (a fused node the registry rejects).

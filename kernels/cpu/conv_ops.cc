@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "graph/fusion.h"
 #include "graph/status_macros.h"
 #include "kernels/cpu/conv_column_fold.h"
 #include "kernels/cpu/conv_row_bands.h"
@@ -603,6 +604,9 @@ class Conv2DOp : public OpKernel {
           filter_format, " and num_host_args ", num_host_args));
     }
     DFLOW_ASSIGN_OR_RETURN(fusion_.activation, onednn::FusedActivation(fused_ops, num_args));
+    if (fusion_.activation.alg == dnnl_eltwise_swish && c->HasAttr(kSwishBetaAttr)) {
+      DFLOW_RETURN_IF_ERROR(c->GetAttr(kSwishBetaAttr, &fusion_.activation.alpha));
+    }
     fusion_.bias = true;
     return absl::OkStatus();
   }
@@ -616,6 +620,9 @@ class Conv2DOp : public OpKernel {
       float v = bias != nullptr ? bias[channel] : 0.0f;
       if (fusion_.activation.alg == dnnl_eltwise_relu) v = std::max(v, 0.0f);
       if (fusion_.activation.alg == dnnl_eltwise_clip) v = std::min(std::max(v, 0.0f), 6.0f);
+      if (fusion_.activation.alg == dnnl_eltwise_swish) {
+        v = v / (1.0f + std::exp(-fusion_.activation.alpha * v));
+      }
       data[i] = v;
     }
     return absl::OkStatus();

@@ -168,6 +168,8 @@ std::string Primitive::Implementation() const {
 std::optional<Activation> ActivationNamed(const std::string& op) {
   if (op == "Relu") return Activation{dnnl_eltwise_relu, 0.0f, 0.0f};
   if (op == "Relu6") return Activation{dnnl_eltwise_clip, 0.0f, 6.0f};
+  // graph/fusion.h's swish, x * sigmoid(alpha * x); the kernel sets alpha from the attr.
+  if (op == "_DflowSwish") return Activation{dnnl_eltwise_swish, 1.0f, 0.0f};
   return std::nullopt;
 }
 

@@ -368,5 +368,57 @@ TEST_CASE("Variables of known shape fuse like Consts (frozen and restored twins 
   CHECK(mismatch->FindNode("fc")->op() == "Add");
 }
 
+// Conv2D -> BiasAdd -> Keras 3's swish: Mul(beta, x) -> Sigmoid -> Mul(x, .) -> IdentityN
+// (its custom gradient, which also reads x and beta).
+std::string KerasSwish(const std::string& beta_value) {
+  return absl::StrCat(
+      kInput, FloatConst("w", {3, 3, 4, 8}), FloatConst("b", {8}),
+      "node { name: 'beta' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } "
+      "attr { key: 'value' value { tensor { dtype: DT_FLOAT float_val: ",
+      beta_value, " } } } }\n",
+      Op("conv", "Conv2D", "input: 'x' input: 'w'", ConvAttrs("SAME")),
+      Op("bias", "BiasAdd", "input: 'conv' input: 'b'"),
+      Op("scaled", "Mul", "input: 'beta' input: 'bias'"),
+      Op("sigmoid", "Sigmoid", "input: 'scaled'"),
+      Op("swish", "Mul", "input: 'bias' input: 'sigmoid'"),
+      "node { name: 'idn' op: 'IdentityN' input: 'swish' input: 'bias' input: 'beta' "
+      "attr { key: 'T' value { list { type: DT_FLOAT type: DT_FLOAT type: DT_FLOAT } } } }\n",
+      Op("out", "Relu", "input: 'idn'"));
+}
+
+TEST_CASE("Keras 3's swish after a convolution becomes its eltwise_swish post-op",
+          "[fusion]") {
+  std::unique_ptr<Graph> g = Fused(KerasSwish("1.5"));
+  for (const char* gone : {"conv", "bias", "scaled", "sigmoid", "idn"}) {
+    CHECK(g->FindNode(gone) == nullptr);
+  }
+  const Node* fused = g->FindNode("swish");
+  REQUIRE(fused != nullptr);
+  CHECK(fused->op() == "_FusedConv2D");
+  CHECK(FusedOps(*fused) == std::vector<std::string>{"BiasAdd", kFusedSwish});
+  CHECK(fused->attr(kSwishBetaAttr)->f() == 1.5f);
+  CHECK(Inputs(*g, "out") == std::vector<std::string>{"swish"});
+}
+
+TEST_CASE("x * Sigmoid(x) fuses with beta 1; a Sigmoid read elsewhere does not",
+          "[fusion]") {
+  const std::string head = absl::StrCat(
+      kInput, FloatConst("w", {3, 3, 4, 8}), FloatConst("b", {8}),
+      Op("conv", "Conv2D", "input: 'x' input: 'w'", ConvAttrs("SAME")),
+      Op("bias", "BiasAdd", "input: 'conv' input: 'b'"),
+      Op("sigmoid", "Sigmoid", "input: 'bias'"),
+      Op("swish", "Mul", "input: 'sigmoid' input: 'bias'"));
+  std::unique_ptr<Graph> g = Fused(head);
+  REQUIRE(g->FindNode("swish") != nullptr);
+  CHECK(g->FindNode("swish")->op() == "_FusedConv2D");
+  CHECK(g->FindNode("swish")->attr(kSwishBetaAttr)->f() == 1.0f);
+  CHECK(g->FindNode("sigmoid") == nullptr);
+
+  g = Fused(absl::StrCat(head, Op("fetch", "Identity", "input: 'sigmoid'")));
+  CHECK(g->FindNode("sigmoid") != nullptr);
+  CHECK(g->FindNode("swish")->op() == "Mul");
+  CHECK(g->FindNode("bias")->op() == "_FusedConv2D");  // bias alone still fuses
+}
+
 }  // namespace
 }  // namespace dflow
