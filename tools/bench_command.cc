@@ -320,8 +320,10 @@ std::string ShapeText(const TensorShape& shape) {
 
 std::string Number(double value) { return FormatDouble(value); }
 
+// `profile`: the "profile" member's value (ProfileJson), or empty for none.
 std::string BenchJson(const std::string& model, const Workload& workload,
-                      const BenchOptions& options, const Measurement& measurement) {
+                      const BenchOptions& options, const Measurement& measurement,
+                      const std::string& profile = "") {
   const LatencyStats stats = SummarizeLatencies(measurement.run_ms);
   const int64_t batch = BatchOf(workload);
   const double runs_per_s = stats.mean > 0 ? 1000.0 / stats.mean : 0;
@@ -347,7 +349,8 @@ std::string BenchJson(const std::string& model, const Workload& workload,
       ", \"p90\": ", Number(stats.p90), ", \"max\": ", Number(stats.max),
       ", \"mean\": ", Number(stats.mean), "}, \"throughput\": {\"runs_per_s\": ",
       Number(runs_per_s), ", \"items_per_s\": ", Number(runs_per_s * batch),
-      "}, \"samples_ms\": [", absl::StrJoin(samples, ", "), "]}\n");
+      "}, \"samples_ms\": [", absl::StrJoin(samples, ", "), "]",
+      profile.empty() ? "" : absl::StrCat(", \"profile\": ", profile), "}\n");
 }
 
 std::string ProfileJson(const OpProfile& profile) {
@@ -452,10 +455,7 @@ absl::Status RunBenchCommand(const std::vector<std::string>& args, std::ostream&
   }
   DFLOW_ASSIGN_OR_RETURN(OpProfile profile, Profile(workload, options));
   if (options.json) {
-    // The profile goes in as the document's last member.
-    std::string json = BenchJson(model, workload, options, measurement);
-    json.resize(json.size() - 2);  // "}\n"
-    out << json << ", \"profile\": " << ProfileJson(profile) << "}\n";
+    out << BenchJson(model, workload, options, measurement, ProfileJson(profile));
   } else {
     out << BenchText(model, workload, options, measurement) << ProfileText(profile);
   }

@@ -262,10 +262,6 @@ struct PoolStage {
   float* out = nullptr;
 };
 
-// Below this many FLOPs a band of output rows, fewer bands: the same threshold as a
-// batch shard's (dnnl_util.cc), a hand-off costs about a microsecond.
-constexpr double kMinFlopsPerBand = 4e6;
-
 // Images per slice of a pooled convolution: a slice's convolution output (its scratch)
 // of about half a megabyte stays in a core's L2 between the convolution and the pool.
 constexpr int64_t kPooledSliceBytes = 512 * 1024;
@@ -429,7 +425,7 @@ class Conv2DOp : public OpKernel {
     const onednn::BatchSplit split = onednn::SplitBatch(g.batch, g.FlopsPerImage(), threads);
     if (!attrs_.layout.nchw && split.shards < threads) {
       const int64_t bands = RowBandsPerImage(g.batch, g.rows.output, g.FlopsPerImage(), threads,
-                                             kMinFlopsPerBand);
+                                             onednn::kMinFlopsPerShard);
       if (bands > 1) {
         DFLOW_ASSIGN_OR_RETURN(bool done,
                                RunRowBands(ctx, g, bands, filter, filter_constant, bias, out));
@@ -449,22 +445,27 @@ class Conv2DOp : public OpKernel {
     float* out_data = out->data<float>();
     DFLOW_ASSIGN_OR_RETURN(const dnnl_memory_desc_t bias_md, BiasDesc(g));
     return onednn::RunShards(ctx, g.batch, split, g.FlopsPerImage(), [&](int64_t first, int64_t n) {
-      const ConvPlan& plan = n == split.block ? full : rest;
-      const onednn::Primitive& p = *plan.primitive;
-      if (bias == nullptr) {
-        return onednn::Execute(
-            p, engine_.get(),
-            {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), in_data + first * in_image},
-             {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
-             {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), out_data + first * out_image}});
-      }
-      return onednn::Execute(
-          p, engine_.get(),
-          {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), in_data + first * in_image},
-           {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
-           {DNNL_ARG_BIAS, &bias_md, bias},
-           {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), out_data + first * out_image}});
+      return ExecutePlan(n == split.block ? full : rest, in_data + first * in_image, bias,
+                         bias_md, out_data + first * out_image);
     });
+  }
+
+  // One execution of `plan` from `src` to `dst`, with the bias (laid out as `bias_md`)
+  // when there is one.
+  absl::Status ExecutePlan(const ConvPlan& plan, const float* src, const float* bias,
+                           const dnnl_memory_desc_t& bias_md, float* dst) {
+    const onednn::Primitive& p = *plan.primitive;
+    if (bias == nullptr) {
+      return onednn::Execute(p, engine_.get(),
+                             {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), src},
+                              {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
+                              {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), dst}});
+    }
+    return onednn::Execute(p, engine_.get(),
+                           {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), src},
+                            {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
+                            {DNNL_ARG_BIAS, &bias_md, bias},
+                            {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), dst}});
   }
 
   // The convolution as `bands` bands of output rows per image (conv_row_bands.h), one
@@ -503,21 +504,9 @@ class Conv2DOp : public OpKernel {
           for (int64_t u = first; u < first + count; ++u) {
             const int64_t image = u / bands;
             const RowBand& band = row_bands[u % bands];
-            const ConvPlan& plan = plans[u % bands];
-            const onednn::Primitive& p = *plan.primitive;
             const float* src = in_data + image * in_image + band.first_input_row * in_row;
             float* dst = out_data + image * out_image + band.first_output_row * out_row;
-            DFLOW_RETURN_IF_ERROR(
-                bias == nullptr
-                    ? onednn::Execute(p, engine_.get(),
-                                      {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), src},
-                                       {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
-                                       {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), dst}})
-                    : onednn::Execute(p, engine_.get(),
-                                      {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), src},
-                                       {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
-                                       {DNNL_ARG_BIAS, &bias_md, bias},
-                                       {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), dst}}));
+            DFLOW_RETURN_IF_ERROR(ExecutePlan(plans[u % bands], src, bias, bias_md, dst));
           }
           return absl::OkStatus();
         }));
@@ -562,21 +551,8 @@ class Conv2DOp : public OpKernel {
       for (int64_t done = 0; done < count;) {
         const int64_t n = std::min(slice, count - done);
         const size_t k = std::find(sizes.begin(), sizes.end(), n) - sizes.begin();
-        const ConvPlan& plan = plans[k];
-        const onednn::Primitive& p = *plan.primitive;
         const float* src = in_data + (first + done) * in_image;
-        absl::Status status =
-            bias == nullptr
-                ? onednn::Execute(p, engine_.get(),
-                                  {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), src},
-                                   {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
-                                   {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), buffer}})
-                : onednn::Execute(p, engine_.get(),
-                                  {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), src},
-                                   {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
-                                   {DNNL_ARG_BIAS, &bias_md, bias},
-                                   {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), buffer}});
-        DFLOW_RETURN_IF_ERROR(status);
+        DFLOW_RETURN_IF_ERROR(ExecutePlan(plans[k], src, bias, bias_md, buffer));
         DFLOW_RETURN_IF_ERROR(Pool(*pools[k], buffer, pool.out + (first + done) * pg.OutImage()));
         done += n;
       }

@@ -15,10 +15,6 @@ namespace dflow {
 namespace onednn {
 namespace {
 
-// Below this many FLOPs per shard (~20 us of one core) a hand-off to another pool thread
-// does not pay (the same threshold as blas.cc, bench/blas_choice/RESULTS.md).
-constexpr double kMinFlopsPerShard = 4e6;
-
 struct StreamDeleter {
   void operator()(dnnl_stream_t s) const { dnnl_stream_destroy(s); }
 };

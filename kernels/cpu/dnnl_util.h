@@ -189,6 +189,11 @@ class PackedWeightsCache {
   std::vector<std::shared_ptr<const PackedWeights>> entries_ ABSL_GUARDED_BY(mu_);
 };
 
+// Below this many FLOPs per shard (~20 us of one core) a hand-off to another pool thread
+// does not pay (the same threshold as blas.cc, bench/blas_choice/RESULTS.md). Batch
+// shards and conv_row_bands.h's bands of rows use it.
+inline constexpr double kMinFlopsPerShard = 4e6;
+
 // How a batch of `n` images is split: `shards` sub-batches of `block` images (the last
 // may be smaller). One shard when the work is too small to repay a hand-off.
 struct BatchSplit {
