@@ -178,6 +178,9 @@ class BfcAllocator final : public Allocator {
   size_t AvailableForRegions() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   size_t FreeRegionBytes() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   size_t ReleaseFreeRegionsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After regions were released: the next region is the first of the doubling schedule
+  // that is at least the bytes still held, so growth restarts from what is in use.
+  void RewindGrowthLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool CollectGarbage(size_t rounded) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   size_t LargestFreeLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -190,6 +193,7 @@ class BfcAllocator final : public Allocator {
   const std::unique_ptr<SubAllocator> sub_;
   const BfcOptions options_;
   const size_t region_cap_;  // RoundedBytes(memory_limit): no region is ever larger
+  size_t first_region_bytes_ = 0;  // the growth schedule's start (set once, in the ctor)
 
   mutable absl::Mutex mu_;
   std::vector<Chunk> chunks_ ABSL_GUARDED_BY(mu_);            // indexed by ChunkHandle

@@ -357,6 +357,36 @@ TEST_CASE("BfcAllocator returns wholly free regions to the sub-allocator", "[run
   CHECK(host.live_regions() == 0);
 }
 
+TEST_CASE("BfcAllocator restarts its growth from what it still holds after giving regions back",
+          "[runtime][bfc]") {
+  // The process-wide pinned host BFC gives its free regions back at every session's end;
+  // its next region once kept doubling anyway, so each session pinned twice as much as
+  // the last (32 GiB by the 7th on an H200: seconds per session).
+  HostSubAllocator host;
+  std::vector<size_t> requests;
+  auto bfc = MakeBfc(&host, 1024 * kMiB, true, &requests);
+  for (int session = 0; session < 6; ++session) {
+    void* big = bfc->AllocateRaw(64, 200 * kMiB);  // grows to a 256 MiB region
+    REQUIRE(big != nullptr);
+    bfc->DeallocateRaw(big, 0);
+    CHECK(bfc->ReleaseFreeRegions() == 256 * kMiB);
+  }
+  // Every session asked for the same 256 MiB, never 512 MiB or more.
+  REQUIRE(requests.size() == 6);
+  for (size_t bytes : requests) CHECK(bytes == 256 * kMiB);
+  // Nothing held: a small request gets the first 1 MiB region again.
+  requests.clear();
+  void* small = bfc->AllocateRaw(64, 4 * kKiB);
+  REQUIRE(small != nullptr);
+  CHECK(requests == std::vector<size_t>{1 * kMiB});
+  // Still held: the next region continues the schedule above what is held (1 MiB -> 2).
+  void* more = bfc->AllocateRaw(64, 1 * kMiB);
+  REQUIRE(more != nullptr);
+  CHECK(requests == std::vector<size_t>{1 * kMiB, 2 * kMiB});
+  bfc->DeallocateRaw(small, 0);
+  bfc->DeallocateRaw(more, 0);
+}
+
 TEST_CASE("BfcAllocator gives free regions back and retries before failing an allocation",
           "[runtime][bfc]") {
   HostSubAllocator host;

@@ -214,8 +214,10 @@ TEST_CASE("Reductions of every shape class match double-precision host loops", "
            {{50000, 30}, 0},      // columns: 30 outputs over 50000 rows
            {{3000000, 2}, 1},     // millions of tiny rows (one pass)
            {{2, 3, 5}, 2}}) {
-    INFO("dims[0] " << c.dims[0] << ", rank " << c.dims.size() << ", axis " << c.axis);
-    CheckReductionsOnGpu(c.dims, c.axis, 7);
+    // One section per shape: `-d yes` times each, `-c "<name>"` runs one alone.
+    DYNAMIC_SECTION("dims[0] " << c.dims[0] << ", rank " << c.dims.size() << ", axis " << c.axis) {
+      CheckReductionsOnGpu(c.dims, c.axis, 7);
+    }
   }
 }
 
