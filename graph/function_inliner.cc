@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "graph/functional_control_flow.h"
 #include "graph/status_macros.h"
 
 namespace dflow {
@@ -237,9 +238,9 @@ absl::Status InlineCall(const NodeDef& call, const FunctionDef& f,
 
 bool HasFunctionCalls(const GraphDef& graph_def, const OpRegistry& ops) {
   const FunctionMap functions = Functions(graph_def);
-  if (functions.empty()) return false;
   for (const NodeDef& node : graph_def.node()) {
-    if (CalledFunction(node, functions, ops, nullptr) != nullptr) return true;
+    if (IsFunctionalControlFlow(node)) return true;
+    if (!functions.empty() && CalledFunction(node, functions, ops, nullptr) != nullptr) return true;
   }
   return false;
 }
@@ -251,6 +252,13 @@ absl::StatusOr<GraphDef> InlineFunctionCalls(const GraphDef& graph_def, const Op
     GraphDef next = current;
     next.clear_node();
     for (const NodeDef& node : current.node()) {
+      if (IsFunctionalControlFlow(node)) {  // If/Case/While: v1 frames around calls
+        if (depth >= kMaxDepth) {
+          return CallError(node, absl::StrCat("control flow nests deeper than ", kMaxDepth, " levels"));
+        }
+        DFLOW_RETURN_IF_ERROR(LowerFunctionalControlFlow(node, current.library(), &next));
+        continue;
+      }
       google::protobuf::Map<std::string, AttrValue> bindings;
       const FunctionDef* f = CalledFunction(node, functions, ops, &bindings);
       if (f == nullptr) {

@@ -12,7 +12,8 @@
 //   - N itself, now an IdentityN of the function's results (so consumers of "N:i" and
 //     fetches of N are unchanged) that also waits for the body's sinks and control_ret.
 // Calls inside bodies are inlined too; recursion and unknown functions are errors
-// naming the call.
+// naming the call. Functional control flow (If, Case, While: graph/functional_control_flow.h)
+// is lowered to v1 frames around calls in the same rounds, so it nests with calls freely.
 #ifndef DFLOW_GRAPH_FUNCTION_INLINER_H_
 #define DFLOW_GRAPH_FUNCTION_INLINER_H_
 

@@ -51,7 +51,11 @@ void RegisterControlFlowShapeFns(ShapeRegistry& r) {
                "Snapshot", "Print", "Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
                "RefNextIteration", "LoopCond"},
               ForwardInputs);
-  RegisterAll(r, {"Switch", "RefSwitch"}, SwitchShape);
+  RegisterAll(r, {"Switch", "RefSwitch", "_SwitchN"}, SwitchShape);
+  RegisterAll(r, {"ToBool"}, [](Ctx& c) {
+    c.set_output(0, PartialShape::Scalar());
+    return absl::OkStatus();
+  });
   RegisterAll(r, {"Merge", "RefMerge"}, MergeShape);
   RegisterAll(
       r, {"NoOp", "ControlTrigger", "_Send", "_Recv", "_HostSend", "_HostRecv", "_Arg", "_Retval"},

@@ -62,7 +62,8 @@ class Executor::RunState {
         slots_(new Tensor[executor->num_slots_]),
         dead_(new bool[executor->num_slots_]()),
         refs_(executor->has_ref_edges_ ? new RefSlot*[executor->num_slots_]() : nullptr),
-        pending_(new std::atomic<int>[executor->nodes_.size()]) {
+        pending_(new std::atomic<int>[executor->nodes_.size()]),
+        control_dead_(new std::atomic<bool>[executor->nodes_.size()]()) {
     for (size_t i = 0; i < executor->nodes_.size(); ++i) {
       pending_[i].store(executor->nodes_[i].initial_pending, std::memory_order_relaxed);
     }
@@ -158,7 +159,8 @@ class Executor::RunState {
       ClearInputs(item);
       return true;
     }
-    const bool dead = AnyInputDead(item) && !item.runs_when_dead;
+    const bool dead = (AnyInputDead(item) || control_dead_[id].load(std::memory_order_relaxed)) &&
+                      !item.runs_when_dead;
     if (dead) {
       PropagateDead(item, made_ready);
       ClearInputs(item);
@@ -260,7 +262,13 @@ class Executor::RunState {
   void PropagateDead(const NodeItem& item, ReadyList* made_ready) {
     for (int e = item.out_start; e < item.out_start + item.num_out_edges; ++e) {
       const OutEdge& edge = exec_->out_edges_[e];
-      if (edge.dst_slot >= 0) dead_[edge.dst_slot] = true;
+      // A dead node's control successors are dead too (TF's rule): a branch's constants
+      // hang off its pivot by control edges, also across devices (partition rule 4).
+      if (edge.dst_slot >= 0) {
+        dead_[edge.dst_slot] = true;
+      } else {
+        control_dead_[edge.dst].store(true, std::memory_order_relaxed);
+      }
       Activate(edge.dst, made_ready);
     }
   }
@@ -292,6 +300,9 @@ class Executor::RunState {
   std::unique_ptr<bool[]> dead_;
   std::unique_ptr<RefSlot*[]> refs_;  // null unless the graph has ref edges
   std::unique_ptr<std::atomic<int>[]> pending_;
+  // Per node: a control input came from a dead node. Set before Activate's acq_rel
+  // decrement, so the thread that finds the node ready sees it.
+  std::unique_ptr<std::atomic<bool>[]> control_dead_;
   std::atomic<int> outstanding_{0};
   StepOutcome outcome_{args_.cancellation, args_.rendezvous};
 };

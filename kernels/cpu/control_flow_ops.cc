@@ -1,5 +1,6 @@
-// TF v1 control-flow kernels: Switch, Merge, Enter, Exit, NextIteration (and their Ref*
-// variants), LoopCond and ControlTrigger.
+// TF v1 control-flow kernels: Switch, _SwitchN, Merge, Enter, Exit, NextIteration (and
+// their Ref* variants), LoopCond, ControlTrigger and ToBool (the last two with _SwitchN
+// are what lowered If/Case/While use: graph/functional_control_flow.h).
 //
 // They only route values: frames, iterations and deadness are the executor's business
 // (runtime/executor.h, rule 7). The Ref* variants forward the RefSlot they received
@@ -54,6 +55,58 @@ class SwitchOp : public RoutingKernel {
     const int taken = pred.scalar<bool>() ? 1 : 0;
     Forward(ctx, ref(), 0, taken);
     ctx->set_output_dead(1 - taken);
+  }
+};
+
+// _SwitchN(data, output_index): output `output_index` gets data, the others are dead. An
+// index out of [0, num_outs) selects the last output (a Case's default branch, as TF).
+class SwitchNOp : public RoutingKernel {
+ public:
+  using RoutingKernel::RoutingKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& index = ctx->input(1);
+    OP_REQUIRES(ctx, index.shape().dims() == 0,
+                KernelError(*ctx, "output_index must be a scalar, but it has shape ",
+                            index.shape().DebugString()));
+    int taken = index.scalar<int32_t>();
+    if (taken < 0 || taken >= ctx->num_outputs()) taken = ctx->num_outputs() - 1;
+    for (int i = 0; i < ctx->num_outputs(); ++i) {
+      if (i == taken) {
+        Forward(ctx, ref(), 0, i);
+      } else {
+        ctx->set_output_dead(i);
+      }
+    }
+  }
+};
+
+// ToBool(input): a scalar's value != 0 (a string's: non-empty); any other tensor's
+// non-emptiness. How If and While read a cond that is not a scalar bool.
+class ToBoolOp : public CheapOpKernel {
+ public:
+  using CheapOpKernel::CheapOpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    bool value = input.NumElements() > 0;
+    if (input.shape().dims() == 0) {
+      switch (input.dtype()) {
+        case DT_BOOL: value = input.scalar<bool>(); break;
+        case DT_FLOAT: value = input.scalar<float>() != 0; break;
+        case DT_DOUBLE: value = input.scalar<double>() != 0; break;
+        case DT_INT32: value = input.scalar<int32_t>() != 0; break;
+        case DT_INT64: value = input.scalar<int64_t>() != 0; break;
+        case DT_UINT8: value = input.scalar<uint8_t>() != 0; break;
+        case DT_INT8: value = input.scalar<int8_t>() != 0; break;
+        case DT_INT16: value = input.scalar<int16_t>() != 0; break;
+        case DT_STRING: value = !input.scalar<std::string>().empty(); break;
+        default:
+          ctx->SetStatus(KernelError(*ctx, "ToBool of a ", DataTypeString(input.dtype()),
+                                     " scalar is not supported"));
+          return;
+      }
+    }
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, TensorShape()));
+    out->scalar<bool>() = value;
   }
 };
 
@@ -114,6 +167,8 @@ absl::Status RegisterControlFlowKernels(KernelRegistry* registry) {
   for (const char* op : {"Merge", "RefMerge"}) {
     DFLOW_RETURN_IF_ERROR(registry->Register<MergeOp>(KernelDefBuilder(op).Device("CPU")));
   }
+  DFLOW_RETURN_IF_ERROR(registry->Register<SwitchNOp>(KernelDefBuilder("_SwitchN").Device("CPU")));
+  DFLOW_RETURN_IF_ERROR(registry->Register<ToBoolOp>(KernelDefBuilder("ToBool").Device("CPU")));
   DFLOW_RETURN_IF_ERROR(registry->Register<LoopCondOp>(KernelDefBuilder("LoopCond").Device("CPU")));
   return registry->Register<ControlTriggerOp>(KernelDefBuilder("ControlTrigger").Device("CPU"));
 }

@@ -1,5 +1,6 @@
-// Erf, Erfc, Round, Rint and the float predicates IsNan, IsInf, IsFinite, with TF
-// 2.21's CPU dtypes. Half and bfloat16 compute in float and round once (InFloat): TF's
+// Erf, Erfc, Round, Rint, the trigonometric and hyperbolic functions (Sin, Cos, Tan,
+// Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh) and the float predicates IsNan,
+// IsInf, IsFinite, with TF 2.21's CPU dtypes. Half and bfloat16 compute in float and round once (InFloat): TF's
 // results match that bit for bit for all five value ops.
 #include <cmath>
 #include <limits>
@@ -31,6 +32,28 @@ struct ErfcFn {
     return std::erfc(x);
   }
 };
+
+// The <cmath> function of the same name, for float and double (16-bit types: InFloat).
+#define DFLOW_CMATH_FN(Name, fn, cost) \
+  struct Name {                          \
+    static constexpr int kCost = cost;   \
+    template <typename T>                \
+    static T Apply(T x) {                \
+      return std::fn(x);                 \
+    }                                    \
+  };
+DFLOW_CMATH_FN(SinFn, sin, 20)
+DFLOW_CMATH_FN(CosFn, cos, 20)
+DFLOW_CMATH_FN(TanFn, tan, 24)
+DFLOW_CMATH_FN(AsinFn, asin, 24)
+DFLOW_CMATH_FN(AcosFn, acos, 24)
+DFLOW_CMATH_FN(AtanFn, atan, 24)
+DFLOW_CMATH_FN(SinhFn, sinh, 24)
+DFLOW_CMATH_FN(CoshFn, cosh, 24)
+DFLOW_CMATH_FN(AsinhFn, asinh, 28)
+DFLOW_CMATH_FN(AcoshFn, acosh, 28)
+DFLOW_CMATH_FN(AtanhFn, atanh, 28)
+#undef DFLOW_CMATH_FN
 
 // Round half to even (TF's Round and Rint alike): nearbyint in the default rounding
 // mode, which dflow never changes. Integers round to themselves.
@@ -71,6 +94,17 @@ struct IsFiniteFn {
 
 }  // namespace
 
+namespace {
+
+// float and double directly, half and bfloat16 computed in float and rounded once.
+template <typename Fn>
+absl::Status RegisterRealAndHalf(KernelRegistry* r, const char* op) {
+  DFLOW_RETURN_IF_ERROR((RegisterForTypes<UnaryOp, Fn>(r, op, RealTypes{})));
+  return RegisterForTypes<UnaryOp, InFloat<Fn>>(r, op, HalfTypes{});
+}
+
+}  // namespace
+
 absl::Status RegisterMathUnaryKernels(KernelRegistry* r) {
   const RealTypes real;
   const HalfTypes half;
@@ -79,6 +113,17 @@ absl::Status RegisterMathUnaryKernels(KernelRegistry* r) {
   DFLOW_RETURN_IF_ERROR((RegisterForTypes<UnaryOp, InFloat<ErfFn>>(r, "Erf", half)));
   DFLOW_RETURN_IF_ERROR((RegisterForTypes<UnaryOp, ErfcFn>(r, "Erfc", real)));
   DFLOW_RETURN_IF_ERROR((RegisterForTypes<UnaryOp, InFloat<ErfcFn>>(r, "Erfc", half)));
+  DFLOW_RETURN_IF_ERROR((RegisterRealAndHalf<SinFn>(r, "Sin")));
+  DFLOW_RETURN_IF_ERROR((RegisterRealAndHalf<CosFn>(r, "Cos")));
+  DFLOW_RETURN_IF_ERROR((RegisterRealAndHalf<TanFn>(r, "Tan")));
+  DFLOW_RETURN_IF_ERROR((RegisterRealAndHalf<AsinFn>(r, "Asin")));
+  DFLOW_RETURN_IF_ERROR((RegisterRealAndHalf<AcosFn>(r, "Acos")));
+  DFLOW_RETURN_IF_ERROR((RegisterRealAndHalf<AtanFn>(r, "Atan")));
+  DFLOW_RETURN_IF_ERROR((RegisterRealAndHalf<SinhFn>(r, "Sinh")));
+  DFLOW_RETURN_IF_ERROR((RegisterRealAndHalf<CoshFn>(r, "Cosh")));
+  DFLOW_RETURN_IF_ERROR((RegisterRealAndHalf<AsinhFn>(r, "Asinh")));
+  DFLOW_RETURN_IF_ERROR((RegisterRealAndHalf<AcoshFn>(r, "Acosh")));
+  DFLOW_RETURN_IF_ERROR((RegisterRealAndHalf<AtanhFn>(r, "Atanh")));
   DFLOW_RETURN_IF_ERROR((RegisterForTypes<UnaryOp, RoundHalfToEvenFn>(r, "Round", NumericTypes{})));
   DFLOW_RETURN_IF_ERROR((RegisterForTypes<UnaryOp, InFloat<RoundHalfToEvenFn>>(r, "Round", half)));
   DFLOW_RETURN_IF_ERROR((RegisterForTypes<UnaryOp, RoundHalfToEvenFn>(r, "Rint", real)));

@@ -446,6 +446,90 @@ def op_graphs(root):
         "ResizeBilinear, ResizeNearestNeighbor")
 
 
+# ---- TF 2 functional control flow (issue 12) ----------------------------------------------
+
+def control_flow(root):
+  """tf.function graphs as TF 2 writes them: If/StatelessIf, Case, While/StatelessWhile with
+  their branches and bodies in the function library (not lowered: as in SavedModels and
+  concrete functions' graphs), nested, with constants inside bodies."""
+  r = rng("control_flow")
+
+  def graph(name, fn, feeds, note):
+    if not selected(name):
+      return
+    specs = [tf.TensorSpec(v.shape, tf.as_dtype(v.dtype), name=k) for k, v in feeds.items()]
+    concrete = tf.function(fn).get_concrete_function(*specs)
+    graph_def = concrete.graph.as_graph_def()
+    outputs = [t.name for t in concrete.outputs]
+    write(root, name, graph_def, {k + ":0": v for k, v in feeds.items()}, outputs, note)
+
+  def cond_fn(x, p, k):
+    a = tf.cond(p, lambda: tf.nn.relu(x) * 2.0, lambda: tf.abs(x) - 1.0)
+    # Both branches of the same predicate's negation, branches with constants only, and
+    # two outputs.
+    b, c = tf.cond(tf.logical_not(p), lambda: (x + 10.0, tf.constant(1)),
+                   lambda: (x * x, tf.constant(2)))
+    # A predicate computed from an int input, and a cond inside a cond.
+    d = tf.cond(k > 2, lambda: tf.cond(k > 4, lambda: x * 3.0, lambda: x * 4.0),
+                lambda: tf.reduce_sum(x, axis=0, keepdims=True) + x)
+    return a, b, c, d
+
+  graph("cf_cond", cond_fn, {"x": r.standard_normal((3, 4)).astype(np.float32),
+                              "p": np.bool_(True), "k": np.int32(3)},
+        "tf.cond as If/StatelessIf: both branches taken, constant-only branches, two outputs, "
+        "nested conds")
+
+  def case_fn(x, i, j):
+    branches = [lambda: x + 1.0, lambda: x * 2.0, lambda: tf.nn.softmax(x)]
+    return (tf.switch_case(i, branches), tf.switch_case(j, branches),
+            tf.switch_case(i + 1, [lambda: tf.constant(7), lambda: tf.constant(8),
+                                   lambda: tf.constant(9)]))
+
+  graph("cf_case", case_fn, {"x": r.standard_normal((2, 3)).astype(np.float32),
+                              "i": np.int32(1), "j": np.int32(7)},
+        "tf.switch_case as Case: a middle branch, an out-of-range index (runs the last "
+        "branch), constant branches")
+
+  def while_fn(x, n):
+    # A counter, a float accumulator and a tensor updated each step; constants in the body.
+    i, acc, y = tf.while_loop(
+        lambda i, acc, y: i < n,
+        lambda i, acc, y: (i + 1, acc + tf.cast(i, tf.float32) * 0.5, y * 0.9 + tf.sin(y)),
+        (tf.constant(0), tf.constant(0.0), x))
+    # A loop that runs zero times and one whose condition reads a loop-invariant tensor.
+    z = tf.while_loop(lambda v: v > 100.0, lambda v: v - 1.0, [tf.reduce_sum(x)])
+    limit = tf.reduce_max(x) + 5.0
+    w = tf.while_loop(lambda v: tf.reduce_max(v) < limit, lambda v: v + 0.75, [x])
+    return i, acc, y, z, w
+
+  graph("cf_while", while_fn, {"x": r.standard_normal((2, 3)).astype(np.float32),
+                                "n": np.int32(6)},
+        "tf.while_loop as While/StatelessWhile: counters, accumulators, zero trips, a "
+        "loop-invariant captured tensor")
+
+  def nested_fn(x, n):
+    # A while inside a while (a multiplication table's sum), a cond inside a while body
+    # (Collatz steps), and a while inside a cond branch.
+    def outer_body(i, total):
+      _, inner = tf.while_loop(lambda j, s: j < i, lambda j, s: (j + 1, s + i * j),
+                               (tf.constant(0), tf.constant(0)))
+      return i + 1, total + inner
+    _, table = tf.while_loop(lambda i, t: i < n, outer_body, (tf.constant(0), tf.constant(0)))
+
+    def collatz_body(v, steps):
+      v = tf.cond(tf.equal(v % 2, 0), lambda: v // 2, lambda: 3 * v + 1)
+      return v, steps + 1
+    _, steps = tf.while_loop(lambda v, s: v > 1, collatz_body, (n * 3 + 1, tf.constant(0)))
+    halved = tf.cond(n > 3, lambda: tf.while_loop(lambda v: tf.reduce_sum(tf.abs(v)) > 0.5,
+                                                  lambda v: v * 0.5, [x])[0],
+                     lambda: x)
+    return table, steps, halved
+
+  graph("cf_nested", nested_fn, {"x": r.standard_normal((2, 2)).astype(np.float32),
+                                  "n": np.int32(5)},
+        "a while in a while, a cond in a while body, a while in a cond branch")
+
+
 ONLY = None
 
 
@@ -467,6 +551,7 @@ def main():
     applications(root, large=False)
     hand_made(root)
     op_graphs(root)
+    control_flow(root)
     tf1_route(root)
   if args.large or args.large_only:
     applications(Root(os.path.join(HERE, "large")), large=True)
