@@ -14,6 +14,11 @@ absl::Status DeviceCopier::CheckCopyable(const Tensor& src, const Tensor& dst) {
   if (src.dtype() == DT_STRING || dst.dtype() == DT_STRING) {
     return absl::InvalidArgumentError("Device copy of a string tensor (strings stay on the host)");
   }
+  if (src.dtype() == DT_RESOURCE || dst.dtype() == DT_RESOURCE) {
+    return absl::InvalidArgumentError(
+        "Device copy of a resource handle (handles stay on the host, with their resource's ops "
+        "colocated)");
+  }
   if (src.dtype() != dst.dtype() || src.TotalBytes() != dst.TotalBytes()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Device copy between mismatched tensors: source ", DataTypeString(src.dtype()),

@@ -55,6 +55,7 @@ void DecodeTyped(const TensorProto& p, const Tensor& t) {
     case DT_UINT64: FillFromTyped(p.uint64_val(), n, t.data<uint64_t>()); break;
     case DT_BOOL: FillFromTyped(p.bool_val(), n, t.data<bool>()); break;
     case DT_STRING: FillFromTyped(p.string_val(), n, t.data<std::string>()); break;
+    case DT_RESOURCE: FillFromTyped(p.resource_handle_val(), n, t.data<ResourceHandleProto>()); break;
     case DT_COMPLEX64: FillPairsFromTyped(p.scomplex_val(), n, t.data<float>()); break;
     case DT_COMPLEX128: FillPairsFromTyped(p.dcomplex_val(), n, t.data<double>()); break;
     case DT_QINT8: FillFromTyped(p.int_val(), n, t.data<int8_t>()); break;
@@ -127,12 +128,17 @@ TensorBuffer::~TensorBuffer() {
   if (dtype_ == DT_STRING) {
     std::string* strings = static_cast<std::string*>(data_);
     for (int64_t i = 0; i < num_elements_; ++i) strings[i].~basic_string();
+  } else if (dtype_ == DT_RESOURCE) {
+    auto* handles = static_cast<ResourceHandleProto*>(data_);
+    for (int64_t i = 0; i < num_elements_; ++i) handles[i].~ResourceHandleProto();
   }
   allocator_->DeallocateRaw(data_, bytes_);
 }
 
 TensorBuffer* TensorBuffer::Allocate(Allocator* allocator, DataType dtype, int64_t n) {
-  const size_t element = dtype == DT_STRING ? sizeof(std::string) : DataTypeSize(dtype);
+  const size_t element = dtype == DT_STRING     ? sizeof(std::string)
+                         : dtype == DT_RESOURCE ? sizeof(ResourceHandleProto)
+                                                : DataTypeSize(dtype);
   size_t bytes;
   if (__builtin_mul_overflow(static_cast<size_t>(n), element, &bytes)) return nullptr;
   bytes = std::max<size_t>(bytes, 1);  // zero-element tensors still get a unique buffer
@@ -141,6 +147,9 @@ TensorBuffer* TensorBuffer::Allocate(Allocator* allocator, DataType dtype, int64
   if (dtype == DT_STRING) {
     std::string* strings = static_cast<std::string*>(data);
     for (int64_t i = 0; i < n; ++i) new (&strings[i]) std::string();
+  } else if (dtype == DT_RESOURCE) {
+    auto* handles = static_cast<ResourceHandleProto*>(data);
+    for (int64_t i = 0; i < n; ++i) new (&handles[i]) ResourceHandleProto();
   }
   return new TensorBuffer(allocator, dtype, data, bytes, n);
 }
@@ -190,7 +199,7 @@ void Tensor::Release() {
 
 absl::StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype,
                                         const TensorShape& shape) {
-  if (dtype != DT_STRING && DataTypeSize(dtype) == 0) {
+  if (dtype != DT_STRING && dtype != DT_RESOURCE && DataTypeSize(dtype) == 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("Cannot allocate a tensor of dtype ", DataTypeString(dtype)));
   }
@@ -229,6 +238,8 @@ TensorProto Tensor::ToProto() const {
   *proto.mutable_tensor_shape() = shape_.ToProto();
   if (dtype_ == DT_STRING) {
     for (const std::string& s : flat<std::string>()) proto.add_string_val(s);
+  } else if (dtype_ == DT_RESOURCE) {
+    for (const ResourceHandleProto& h : flat<ResourceHandleProto>()) *proto.add_resource_handle_val() = h;
   } else if (IsInitialized()) {
     proto.set_tensor_content(std::string(static_cast<const char*>(raw_data()), TotalBytes()));
   }
@@ -245,6 +256,12 @@ std::string Tensor::DebugString(int max_entries) const {
   std::vector<std::string> values;
   if (dtype_ == DT_STRING) {
     AppendValues<std::string>(*this, max_entries, &values);
+  } else if (dtype_ == DT_RESOURCE) {
+    const ResourceHandleProto* h = data<ResourceHandleProto>();
+    for (int64_t i = 0; i < std::min<int64_t>(NumElements(), max_entries); ++i) {
+      values.push_back(absl::StrCat("<ResourceHandle(name=\"", h[i].name(), "\", device=\"",
+                                    h[i].device(), "\", container=\"", h[i].container(), "\")>"));
+    }
   } else {
     DispatchNumericOrHalf(dtype_, [&](auto zero) {
       AppendValues<decltype(zero)>(*this, max_entries, &values);

@@ -5,8 +5,9 @@
 // ownership mechanism for tensor memory (STYLE.md practice 8): a buffer in use by an
 // asynchronous consumer stays alive as long as that consumer holds a Tensor.
 //
-// DT_STRING tensors hold std::string elements (constructed and destroyed with the
-// buffer); every other supported dtype is plain bytes.
+// DT_STRING tensors hold std::string elements and DT_RESOURCE tensors ResourceHandleProto
+// elements (TF's handle: device, container, name, dtypes_and_shapes), constructed and
+// destroyed with the buffer; every other supported dtype is plain bytes.
 //
 // Thread-safety: distinct Tensor objects may be used from different threads even when
 // they share a buffer; the contents are not synchronised.
@@ -21,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "graph/types.h"
+#include "proto/resource_handle.pb.h"
 #include "proto/tensor.pb.h"
 #include "runtime/allocator.h"
 #include "runtime/half.h"
@@ -171,6 +173,7 @@ template <> constexpr DataType DataTypeOf<bool>() { return DT_BOOL; }
 template <> constexpr DataType DataTypeOf<Half>() { return DT_HALF; }
 template <> constexpr DataType DataTypeOf<Bfloat16>() { return DT_BFLOAT16; }
 template <> constexpr DataType DataTypeOf<std::string>() { return DT_STRING; }
+template <> constexpr DataType DataTypeOf<ResourceHandleProto>() { return DT_RESOURCE; }
 
 }  // namespace dflow
 

@@ -37,6 +37,26 @@ const PartialShape* VariableStore::DeclaredShape(const RefSlot* slot) const {
   return it == by_slot_.end() ? nullptr : &it->second->shape;
 }
 
+std::shared_ptr<VariableStore::ResourceVariable> VariableStore::FindResource(
+    const std::string& container, const std::string& name) const {
+  absl::MutexLock lock(&mu_);
+  auto it = resources_.find({container, name});
+  return it == resources_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<VariableStore::ResourceVariable> VariableStore::LookupOrCreateResource(
+    const std::string& container, const std::string& name, DataType dtype) {
+  absl::MutexLock lock(&mu_);
+  std::shared_ptr<ResourceVariable>& slot = resources_[{container, name}];
+  if (slot == nullptr) slot = std::make_shared<ResourceVariable>(dtype);
+  return slot;
+}
+
+bool VariableStore::DestroyResource(const std::string& container, const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  return resources_.erase({container, name}) > 0;
+}
+
 size_t VariableStore::size() const {
   absl::MutexLock lock(&mu_);
   return variables_.size();

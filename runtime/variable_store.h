@@ -1,4 +1,5 @@
-// VariableStore: the TF 1.x variables (VariableV2) living on one device.
+// VariableStore: the variables living on one device: TF 1.x ref variables (VariableV2)
+// and TF 2 resource variables (VarHandleOp), kept apart as TF keeps LegacyVar and Var.
 //
 // TensorFlow keeps a variable's value in the device's resource manager, keyed by
 // (container, shared_name), so it persists across Session::Run calls and is private to
@@ -21,6 +22,7 @@
 #include "graph/partial_shape.h"
 #include "graph/types.h"
 #include "runtime/ref_slot.h"
+#include "runtime/tensor.h"
 
 namespace dflow {
 
@@ -40,6 +42,25 @@ class VariableStore {
   const PartialShape* DeclaredShape(const RefSlot* slot) const;
   size_t size() const;
 
+  // A resource variable: its value (uninitialized until the first assignment) under its
+  // own mutex. Shared ownership: a kernel holding one keeps it alive across a concurrent
+  // DestroyResourceOp, as TF's refcounted resources do.
+  struct ResourceVariable {
+    explicit ResourceVariable(DataType t) : dtype(t) {}
+    const DataType dtype;
+    absl::Mutex mu;
+    Tensor value ABSL_GUARDED_BY(mu);
+  };
+  // The resource variable (container, name), or nullptr when none exists.
+  std::shared_ptr<ResourceVariable> FindResource(const std::string& container,
+                                                 const std::string& name) const;
+  // The resource variable, created uninitialized with `dtype` when none exists.
+  std::shared_ptr<ResourceVariable> LookupOrCreateResource(const std::string& container,
+                                                           const std::string& name,
+                                                           DataType dtype);
+  // Removes it; false when there was none.
+  bool DestroyResource(const std::string& container, const std::string& name);
+
  private:
   struct Variable {
     DataType dtype;
@@ -51,6 +72,8 @@ class VariableStore {
   // (container, name) -> variable; std::map keeps entries at stable addresses.
   std::map<std::pair<std::string, std::string>, Variable> variables_ ABSL_GUARDED_BY(mu_);
   std::map<const RefSlot*, const Variable*> by_slot_ ABSL_GUARDED_BY(mu_);
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<ResourceVariable>> resources_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace dflow

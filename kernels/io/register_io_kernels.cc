@@ -8,6 +8,7 @@ absl::Status RegisterIoKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterCheckpointKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterStringKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterVariableKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterResourceVariableKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterParseExampleKernels(registry));
   return absl::OkStatus();
 }

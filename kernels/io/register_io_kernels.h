@@ -14,6 +14,7 @@ absl::Status RegisterIoKernels(KernelRegistry* registry);
 absl::Status RegisterCheckpointKernels(KernelRegistry* registry);  // checkpoint_ops.cc
 absl::Status RegisterStringKernels(KernelRegistry* registry);      // string_ops.cc
 absl::Status RegisterVariableKernels(KernelRegistry* registry);    // variable_ops.cc
+absl::Status RegisterResourceVariableKernels(KernelRegistry* registry);  // resource_variable_ops.cc
 absl::Status RegisterParseExampleKernels(KernelRegistry* registry);  // parse_example_op.cc
 
 }  // namespace dflow

@@ -76,6 +76,8 @@ std::vector<double> Numbers(const Value& list) {
       INFO("not a number: " << s);
       REQUIRE((s == "NaN" || s == "Infinity" || s == "-Infinity"));
       out.push_back(s == "NaN" ? std::nan("") : s == "Infinity" ? HUGE_VAL : -HUGE_VAL);
+    } else if (v.has_bool_value()) {  // bool tensors: JSON true/false
+      out.push_back(v.bool_value() ? 1 : 0);
     } else {
       out.push_back(v.number_value());
     }

@@ -206,5 +206,44 @@ TEST_CASE("classify/regress signatures parse serialized tf.Examples (ParseExampl
         std::vector<float>{7});
 }
 
+// ---- TF 2 SavedModels (tests/data/tf2_21/saved_models.py; TF's answers in expected.json) --
+
+SavedModelBundle LoadTf2(const std::string& name) {
+  absl::StatusOr<SavedModelBundle> bundle =
+      LoadSavedModel("tests/data/tf2_21/saved_models/" + name, {"serve"});
+  INFO(bundle.status().ToString());
+  REQUIRE(bundle.ok());
+  return *std::move(bundle);
+}
+
+TEST_CASE("a tf.Module SavedModel restores its resource variables and serves both outputs") {
+  SavedModelBundle bundle = LoadTf2("module");
+  absl::StatusOr<const SignatureDef*> signature =
+      FindSignature(bundle.meta_graph_def, kDefaultServingSignatureDefKey);
+  REQUIRE(signature.ok());
+  const auto& outputs = (*signature)->outputs();
+  std::vector<Tensor> got;
+  absl::Status status = bundle.session->Run(
+      {{(*signature)->inputs().at("x").name(), Floats({2, 3}, {1, 2, 3, -1, 0, 0.5f})}},
+      {outputs.at("y").name(), outputs.at("n").name()}, {}, &got);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  const std::vector<float> y = Flat(got[0]);
+  const std::vector<float> want = {2.1f, 1.7f, 0.7f, -0.35f};
+  REQUIRE(y.size() == want.size());
+  for (size_t i = 0; i < y.size(); ++i) CHECK(y[i] == Approx(want[i]).margin(1e-6));
+  CHECK(got[1].scalar<int32_t>() == 9);  // batch 2 + the restored steps = 7
+}
+
+TEST_CASE("a Keras SavedModel (model.export) serves TF's answer") {
+  SavedModelBundle bundle = LoadTf2("keras");
+  const std::vector<float> y = RunSignature(
+      bundle, kDefaultServingSignatureDefKey,
+      Floats({2, 4}, {0.1f, 0.2f, 0.3f, 0.4f, 1, -1, 2, -2}));
+  const std::vector<float> want = {-0.05759416f, 0.016521992f, 0, 0};
+  REQUIRE(y.size() == want.size());
+  for (size_t i = 0; i < y.size(); ++i) CHECK(y[i] == Approx(want[i]).margin(1e-6));
+}
+
 }  // namespace
 }  // namespace dflow

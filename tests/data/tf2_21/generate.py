@@ -354,13 +354,36 @@ def import_only_graphs():
   import_only("tensor_list_items", g,
               "TensorList kernels (the Variant dtype) come with issue 12; TF gives [9, 9]")
 
+
+
+def resource_variable_graphs():
+  # TF 1 graphs with use_resource=True: initializers, assign, assign_add/sub, reads,
+  # gather, shape and is_initialized in one step, ordered by control dependencies (each
+  # Run re-initializes, so the golden is one Run).
   with tf.Graph().as_default() as g:
     v = tf.compat.v1.get_variable("v", initializer=tf.constant([1., 2.]), use_resource=True)
-    tf.compat.v1.assign(v, [3., 4.], name="assign")
-    tf.identity(v.read_value(), name="read")
-  import_only("resource_variable", g,
-              "VarHandleOp (debug_name, allowed_devices), AssignVariableOp (validate_shape) "
-              "and ReadVariableOp kernels come with issue 12")
+    emb = tf.compat.v1.get_variable(
+        "emb", initializer=tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3)),
+        use_resource=True)
+    count = tf.compat.v1.get_variable("count", initializer=tf.constant(5, tf.int64),
+                                      use_resource=True)
+    init = tf.group(v.initializer, emb.initializer, count.initializer, name="init")
+    with tf.control_dependencies([init]):
+      assigned = tf.compat.v1.assign(v, [3., 4.], name="assign")
+    with tf.control_dependencies([assigned]):
+      added = v.assign_add([10., 20.], name="assign_add")
+      counted = count.assign_sub(tf.constant(2, tf.int64), name="assign_sub")
+    with tf.control_dependencies([added, counted]):
+      tf.identity(v.read_value(), name="v_value")
+      tf.identity(count.read_value(), name="count_value")
+      tf.gather(emb, [3, 0, 3], name="gathered")
+      tf.shape(emb, name="emb_shape")
+      tf.identity(tf.compat.v1.is_variable_initialized(v), name="is_init")
+  golden("resource_variable", g, {},
+         ["v_value", "count_value", "gathered", "emb_shape", "is_init"],
+         "resource variables (use_resource=True): VarHandleOp, AssignVariableOp, "
+         "AssignAdd/SubVariableOp, ReadVariableOp, ResourceGather, VariableShape, "
+         "VarIsInitializedOp")
 
 
 # ---- error cases: codes and texts ------------------------------------------------------
@@ -433,6 +456,7 @@ def main():
   keras_frozen_cnn()
   unknown_attr_graph()
   import_only_graphs()
+  resource_variable_graphs()
   error_cases()
   print("wrote", len(os.listdir(GRAPHS)), "graphs,", len(os.listdir(GOLDENS)), "goldens,",
         len(os.listdir(ERRORS)), "error cases")

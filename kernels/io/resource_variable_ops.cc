@@ -1,0 +1,323 @@
+// TF 2 resource variable kernels: VarHandleOp, ReadVariableOp, AssignVariableOp,
+// AssignAddVariableOp, AssignSubVariableOp, VarIsInitializedOp, VariableShape,
+// ResourceGather and DestroyResourceOp.
+//
+// A handle is a scalar DT_RESOURCE tensor holding TF's ResourceHandleProto (device,
+// container, name, dtype and shape); the value lives in the device's VariableStore
+// (runtime/variable_store.h), so it persists across steps and is private to the session.
+// The placer keeps every op that takes a handle on the handle's device (resource edges,
+// graph/colocation_graph.cc). Updates are copy-on-write as for VariableV2
+// (variable_ops.cc): values already read keep a consistent snapshot.
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "graph/status_macros.h"
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/io/register_io_kernels.h"
+#include "runtime/variable_store.h"
+
+namespace dflow {
+namespace {
+
+using ResourceVariable = VariableStore::ResourceVariable;
+
+KernelDefBuilder CpuKernel(std::string op) {
+  return KernelDefBuilder(std::move(op)).Device("CPU");
+}
+
+class VarHandleOp : public CheapOpKernel {
+ public:
+  explicit VarHandleOp(OpKernelConstruction* ctx) : CheapOpKernel(ctx) {
+    std::string container, shared_name;
+    DataType dtype = DT_INVALID;
+    PartialShape shape;
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("container", &container));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("shared_name", &shared_name));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("dtype", &dtype));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("shape", &shape));
+    handle_.set_container(container);
+    // TF: an empty shared_name means the node's name.
+    handle_.set_name(shared_name.empty() ? ctx->name() : shared_name);
+    handle_.set_maybe_type_name("N10tensorflow3VarE");
+    auto* dtype_and_shape = handle_.add_dtypes_and_shapes();
+    dtype_and_shape->set_dtype(dtype);
+    *dtype_and_shape->mutable_shape() = shape.ToProto();
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, TensorShape()));
+    ResourceHandleProto handle = handle_;
+    handle.set_device(ctx->device()->name());
+    out->scalar<ResourceHandleProto>() = std::move(handle);
+  }
+
+ private:
+  ResourceHandleProto handle_;
+};
+
+// The handle of input `index`, checked to be a scalar resource.
+absl::StatusOr<const ResourceHandleProto*> HandleInput(const OpKernelContext& ctx, int index) {
+  const Tensor& t = ctx.input(index);
+  if (t.dtype() != DT_RESOURCE || t.shape().dims() != 0) {
+    return KernelError(ctx, "input ", index, " must be a scalar resource handle, not ",
+                       DataTypeString(t.dtype()), t.shape().DebugString());
+  }
+  return &t.scalar<ResourceHandleProto>();
+}
+
+// TF 2.21's text for a variable that does not exist (never assigned, or destroyed).
+absl::Status NotFound(const ResourceHandleProto& h) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "Could not find variable ", h.name(), ". This could mean that the variable has been "
+      "deleted. In TF1, it can also mean the variable is uninitialized. Debug info: "
+      "container=", h.container().empty() ? "localhost" : h.container(),
+      ", status error message=Resource localhost/", h.container(), "/", h.name(),
+      "/N10tensorflow3VarE does not exist."));
+}
+
+absl::Status WrongDtype(absl::string_view what, DataType expected, DataType got) {
+  return absl::InvalidArgumentError(absl::StrCat("Trying to ", what,
+                                                 " variable with wrong dtype. Expected ",
+                                                 DataTypeString(expected), " got ",
+                                                 DataTypeString(got)));
+}
+
+// The existing, initialized variable behind input 0, holding `dtype`.
+absl::StatusOr<std::shared_ptr<ResourceVariable>> ExistingVariable(const OpKernelContext& ctx,
+                                                                   DataType dtype,
+                                                                   absl::string_view what) {
+  DFLOW_ASSIGN_OR_RETURN(const ResourceHandleProto* h, HandleInput(ctx, 0));
+  std::shared_ptr<ResourceVariable> var =
+      ctx.device()->variables()->FindResource(h->container(), h->name());
+  if (var == nullptr) return NotFound(*h);
+  if (var->dtype != dtype) return WrongDtype(what, var->dtype, dtype);
+  return var;
+}
+
+class ReadVariableOp : public CheapOpKernel {
+ public:
+  explicit ReadVariableOp(OpKernelConstruction* ctx) : CheapOpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("dtype", &dtype_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    OP_ASSIGN_OR_RETURN(ctx, std::shared_ptr<ResourceVariable> var,
+                        ExistingVariable(*ctx, dtype_, "read"));
+    absl::MutexLock lock(&var->mu);
+    OP_REQUIRES(ctx, var->value.IsInitialized(),
+                NotFound(ctx->input(0).scalar<ResourceHandleProto>()));
+    ctx->set_output(0, var->value);
+  }
+
+ private:
+  DataType dtype_ = DT_INVALID;
+};
+
+class AssignVariableOp : public CheapOpKernel {
+ public:
+  explicit AssignVariableOp(OpKernelConstruction* ctx) : CheapOpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("dtype", &dtype_));
+    if (ctx->HasAttr("validate_shape")) {
+      OP_REQUIRES_OK(ctx, ctx->GetAttr("validate_shape", &validate_shape_));
+    }
+  }
+  void Compute(OpKernelContext* ctx) override {
+    OP_ASSIGN_OR_RETURN(ctx, const ResourceHandleProto* h, HandleInput(*ctx, 0));
+    const Tensor& value = ctx->input(1);
+    OP_REQUIRES(ctx, value.dtype() == dtype_, WrongDtype("assign", dtype_, value.dtype()));
+    std::shared_ptr<ResourceVariable> var =
+        ctx->device()->variables()->LookupOrCreateResource(h->container(), h->name(), dtype_);
+    OP_REQUIRES(ctx, var->dtype == dtype_, WrongDtype("assign", var->dtype, dtype_));
+    Tensor old;  // released after the lock
+    absl::MutexLock lock(&var->mu);
+    if (validate_shape_ && var->value.IsInitialized()) {
+      OP_REQUIRES(ctx, var->value.shape() == value.shape(),
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "Trying to assign to variable with tensor with wrong shape. Expected ",
+                      var->value.shape().DebugString(), " got ", value.shape().DebugString())));
+    }
+    old = std::move(var->value);
+    var->value = value;
+  }
+
+ private:
+  DataType dtype_ = DT_INVALID;
+  bool validate_shape_ = false;
+};
+
+// var += kSign * delta, copy-on-write.
+template <int kSign>
+class AssignUpdateVariableOp : public CheapOpKernel {
+ public:
+  explicit AssignUpdateVariableOp(OpKernelConstruction* ctx) : CheapOpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("dtype", &dtype_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    OP_ASSIGN_OR_RETURN(ctx, std::shared_ptr<ResourceVariable> var,
+                        ExistingVariable(*ctx, dtype_, "add to"));
+    const Tensor& delta = ctx->input(1);
+    Tensor old;
+    absl::MutexLock lock(&var->mu);
+    OP_REQUIRES(ctx, var->value.IsInitialized(),
+                NotFound(ctx->input(0).scalar<ResourceHandleProto>()));
+    OP_REQUIRES(ctx, var->value.shape() == delta.shape(),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "Cannot update variable with shape ", var->value.shape().DebugString(),
+                    " using a Tensor with shape ", delta.shape().DebugString(),
+                    ", shapes must be equal.")));
+    Tensor target = var->value;
+    if (!var->value.IsSoleOwner() || target.SharesBufferWith(delta)) {
+      OP_ASSIGN_OR_RETURN(ctx, target, Tensor::Allocate(ctx->allocator(), dtype_,
+                                                        var->value.shape()));
+    }
+    bool supported = false;
+    DispatchNumeric(dtype_, [&](auto zero) {
+      using T = decltype(zero);
+      if constexpr (!std::is_same_v<T, bool>) {
+        const T* a = var->value.data<T>();
+        const T* d = delta.data<T>();
+        T* o = target.data<T>();
+        for (int64_t i = 0; i < delta.NumElements(); ++i) o[i] = kSign > 0 ? a[i] + d[i] : a[i] - d[i];
+        supported = true;
+      }
+    });
+    OP_REQUIRES(ctx, supported, KernelError(*ctx, "unsupported dtype ", DataTypeString(dtype_)));
+    old = std::move(var->value);
+    var->value = std::move(target);
+  }
+
+ private:
+  DataType dtype_ = DT_INVALID;
+};
+
+class VarIsInitializedOp : public CheapOpKernel {
+ public:
+  using CheapOpKernel::CheapOpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    OP_ASSIGN_OR_RETURN(ctx, const ResourceHandleProto* h, HandleInput(*ctx, 0));
+    std::shared_ptr<ResourceVariable> var =
+        ctx->device()->variables()->FindResource(h->container(), h->name());
+    bool initialized = false;
+    if (var != nullptr) {
+      absl::MutexLock lock(&var->mu);
+      initialized = var->value.IsInitialized();
+    }
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, TensorShape()));
+    out->scalar<bool>() = initialized;
+  }
+};
+
+class VariableShapeOp : public CheapOpKernel {
+ public:
+  explicit VariableShapeOp(OpKernelConstruction* ctx) : CheapOpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("out_type", &out_type_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    OP_ASSIGN_OR_RETURN(ctx, const ResourceHandleProto* h, HandleInput(*ctx, 0));
+    std::shared_ptr<ResourceVariable> var =
+        ctx->device()->variables()->FindResource(h->container(), h->name());
+    OP_REQUIRES(ctx, var != nullptr, NotFound(*h));
+    TensorShape shape;
+    {
+      absl::MutexLock lock(&var->mu);
+      OP_REQUIRES(ctx, var->value.IsInitialized(), NotFound(*h));
+      shape = var->value.shape();
+    }
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * out,
+                        ctx->allocate_output(0, TensorShape({shape.dims()})));
+    for (int i = 0; i < shape.dims(); ++i) {
+      if (out_type_ == DT_INT64) {
+        out->data<int64_t>()[i] = shape.dim_size(i);
+      } else {
+        out->data<int32_t>()[i] = static_cast<int32_t>(shape.dim_size(i));
+      }
+    }
+  }
+
+ private:
+  DataType out_type_ = DT_INT32;
+};
+
+// ResourceGather(resource, indices): rows of the variable along axis 0 (batch_dims 0).
+class ResourceGatherOp : public OpKernel {
+ public:
+  explicit ResourceGatherOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("dtype", &dtype_));
+    if (ctx->HasAttr("batch_dims")) OP_REQUIRES_OK(ctx, ctx->GetAttr("batch_dims", &batch_dims_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    OP_REQUIRES(ctx, batch_dims_ == 0,
+                KernelError(*ctx, "batch_dims ", batch_dims_, " is not supported (only 0)"));
+    OP_ASSIGN_OR_RETURN(ctx, std::shared_ptr<ResourceVariable> var,
+                        ExistingVariable(*ctx, dtype_, "read"));
+    Tensor params;
+    {
+      absl::MutexLock lock(&var->mu);
+      params = var->value;
+    }
+    OP_REQUIRES(ctx, params.IsInitialized(), NotFound(ctx->input(0).scalar<ResourceHandleProto>()));
+    OP_REQUIRES(ctx, params.shape().dims() >= 1,
+                KernelError(*ctx, "params must be at least 1 dimensional"));
+    const Tensor& indices = ctx->input(1);
+    const int64_t rows = params.shape().dim_size(0);
+    const int64_t row_elems = rows == 0 ? 0 : params.NumElements() / rows;
+    std::vector<int64_t> out_dims(indices.shape().dim_sizes().begin(),
+                                  indices.shape().dim_sizes().end());
+    for (int d = 1; d < params.shape().dims(); ++d) out_dims.push_back(params.shape().dim_size(d));
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * out,
+                        ctx->allocate_output(0, TensorShape(absl::MakeConstSpan(out_dims))));
+    const size_t element = DataTypeSize(dtype_);
+    OP_REQUIRES(ctx, element > 0, KernelError(*ctx, "unsupported dtype ", DataTypeString(dtype_)));
+    const char* src = static_cast<const char*>(params.raw_data());
+    char* dst = static_cast<char*>(out->raw_data());
+    for (int64_t i = 0; i < indices.NumElements(); ++i) {
+      const int64_t index = indices.dtype() == DT_INT64 ? indices.data<int64_t>()[i]
+                                                        : indices.data<int32_t>()[i];
+      OP_REQUIRES(ctx, index >= 0 && index < rows,
+                  absl::InvalidArgumentError(absl::StrCat("indices[", i, "] = ", index,
+                                                          " is not in [0, ", rows, ")")));
+      std::memcpy(dst + i * row_elems * element, src + index * row_elems * element,
+                  row_elems * element);
+    }
+  }
+
+ private:
+  DataType dtype_ = DT_INVALID;
+  int64_t batch_dims_ = 0;
+};
+
+class DestroyResourceOp : public CheapOpKernel {
+ public:
+  explicit DestroyResourceOp(OpKernelConstruction* ctx) : CheapOpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("ignore_lookup_error", &ignore_lookup_error_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    OP_ASSIGN_OR_RETURN(ctx, const ResourceHandleProto* h, HandleInput(*ctx, 0));
+    const bool found = ctx->device()->variables()->DestroyResource(h->container(), h->name());
+    OP_REQUIRES(ctx, found || ignore_lookup_error_, NotFound(*h));
+  }
+
+ private:
+  bool ignore_lookup_error_ = true;
+};
+
+}  // namespace
+
+absl::Status RegisterResourceVariableKernels(KernelRegistry* registry) {
+  DFLOW_RETURN_IF_ERROR(registry->Register<VarHandleOp>(CpuKernel("VarHandleOp")));
+  DFLOW_RETURN_IF_ERROR(registry->Register<ReadVariableOp>(CpuKernel("ReadVariableOp")));
+  DFLOW_RETURN_IF_ERROR(registry->Register<AssignVariableOp>(CpuKernel("AssignVariableOp")));
+  DFLOW_RETURN_IF_ERROR(
+      registry->Register<AssignUpdateVariableOp<1>>(CpuKernel("AssignAddVariableOp")));
+  DFLOW_RETURN_IF_ERROR(
+      registry->Register<AssignUpdateVariableOp<-1>>(CpuKernel("AssignSubVariableOp")));
+  DFLOW_RETURN_IF_ERROR(registry->Register<VarIsInitializedOp>(CpuKernel("VarIsInitializedOp")));
+  DFLOW_RETURN_IF_ERROR(registry->Register<VariableShapeOp>(CpuKernel("VariableShape")));
+  DFLOW_RETURN_IF_ERROR(registry->Register<ResourceGatherOp>(CpuKernel("ResourceGather")));
+  return registry->Register<DestroyResourceOp>(CpuKernel("DestroyResourceOp"));
+}
+
+}  // namespace dflow
