@@ -131,6 +131,9 @@ TensorBuffer::~TensorBuffer() {
   } else if (dtype_ == DT_RESOURCE) {
     auto* handles = static_cast<ResourceHandleProto*>(data_);
     for (int64_t i = 0; i < num_elements_; ++i) handles[i].~ResourceHandleProto();
+  } else if (dtype_ == DT_VARIANT) {
+    auto* variants = static_cast<Variant*>(data_);
+    for (int64_t i = 0; i < num_elements_; ++i) variants[i].~Variant();
   }
   allocator_->DeallocateRaw(data_, bytes_);
 }
@@ -138,6 +141,7 @@ TensorBuffer::~TensorBuffer() {
 TensorBuffer* TensorBuffer::Allocate(Allocator* allocator, DataType dtype, int64_t n) {
   const size_t element = dtype == DT_STRING     ? sizeof(std::string)
                          : dtype == DT_RESOURCE ? sizeof(ResourceHandleProto)
+                         : dtype == DT_VARIANT  ? sizeof(Variant)
                                                 : DataTypeSize(dtype);
   size_t bytes;
   if (__builtin_mul_overflow(static_cast<size_t>(n), element, &bytes)) return nullptr;
@@ -150,6 +154,9 @@ TensorBuffer* TensorBuffer::Allocate(Allocator* allocator, DataType dtype, int64
   } else if (dtype == DT_RESOURCE) {
     auto* handles = static_cast<ResourceHandleProto*>(data);
     for (int64_t i = 0; i < n; ++i) new (&handles[i]) ResourceHandleProto();
+  } else if (dtype == DT_VARIANT) {
+    auto* variants = static_cast<Variant*>(data);
+    for (int64_t i = 0; i < n; ++i) new (&variants[i]) Variant();
   }
   return new TensorBuffer(allocator, dtype, data, bytes, n);
 }
@@ -199,7 +206,8 @@ void Tensor::Release() {
 
 absl::StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype,
                                         const TensorShape& shape) {
-  if (dtype != DT_STRING && dtype != DT_RESOURCE && DataTypeSize(dtype) == 0) {
+  if (dtype != DT_STRING && dtype != DT_RESOURCE && dtype != DT_VARIANT &&
+      DataTypeSize(dtype) == 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("Cannot allocate a tensor of dtype ", DataTypeString(dtype)));
   }
@@ -219,6 +227,12 @@ absl::StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype,
 
 absl::StatusOr<Tensor> Tensor::FromProto(Allocator* allocator, const TensorProto& proto) {
   DFLOW_RETURN_IF_ERROR(CheckTensorProto(proto));
+  if ((proto.dtype() == DT_VARIANT || proto.dtype() == DT_RESOURCE) &&
+      (!proto.tensor_content().empty() || proto.variant_val_size() > 0)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "A ", DataTypeString(proto.dtype()), " tensor cannot be built from serialized bytes "
+        "(variant constants are not supported)"));
+  }
   DFLOW_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(proto.tensor_shape()));
   DFLOW_ASSIGN_OR_RETURN(Tensor tensor, Allocate(allocator, proto.dtype(), shape));
   const std::string& content = proto.tensor_content();
@@ -256,6 +270,11 @@ std::string Tensor::DebugString(int max_entries) const {
   std::vector<std::string> values;
   if (dtype_ == DT_STRING) {
     AppendValues<std::string>(*this, max_entries, &values);
+  } else if (dtype_ == DT_VARIANT) {
+    const Variant* v = data<Variant>();
+    for (int64_t i = 0; i < std::min<int64_t>(NumElements(), max_entries); ++i) {
+      values.push_back(v[i].DebugString());
+    }
   } else if (dtype_ == DT_RESOURCE) {
     const ResourceHandleProto* h = data<ResourceHandleProto>();
     for (int64_t i = 0; i < std::min<int64_t>(NumElements(), max_entries); ++i) {

@@ -5,9 +5,10 @@
 // ownership mechanism for tensor memory (STYLE.md practice 8): a buffer in use by an
 // asynchronous consumer stays alive as long as that consumer holds a Tensor.
 //
-// DT_STRING tensors hold std::string elements and DT_RESOURCE tensors ResourceHandleProto
-// elements (TF's handle: device, container, name, dtypes_and_shapes), constructed and
-// destroyed with the buffer; every other supported dtype is plain bytes.
+// DT_STRING tensors hold std::string elements, DT_RESOURCE tensors ResourceHandleProto
+// elements (TF's handle: device, container, name, dtypes_and_shapes) and DT_VARIANT
+// tensors Variant elements (runtime/variant.h), constructed and destroyed with the
+// buffer; every other supported dtype is plain bytes.
 //
 // Thread-safety: distinct Tensor objects may be used from different threads even when
 // they share a buffer; the contents are not synchronised.
@@ -27,6 +28,7 @@
 #include "runtime/allocator.h"
 #include "runtime/half.h"
 #include "runtime/tensor_shape.h"
+#include "runtime/variant.h"
 
 namespace dflow {
 
@@ -174,6 +176,7 @@ template <> constexpr DataType DataTypeOf<Half>() { return DT_HALF; }
 template <> constexpr DataType DataTypeOf<Bfloat16>() { return DT_BFLOAT16; }
 template <> constexpr DataType DataTypeOf<std::string>() { return DT_STRING; }
 template <> constexpr DataType DataTypeOf<ResourceHandleProto>() { return DT_RESOURCE; }
+template <> constexpr DataType DataTypeOf<Variant>() { return DT_VARIANT; }
 
 }  // namespace dflow
 

@@ -14,6 +14,7 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterPoolingKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSendRecvKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterControlFlowKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterListKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSliceKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterPadTileKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSplitKernels(registry));

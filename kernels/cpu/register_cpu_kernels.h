@@ -20,6 +20,7 @@ absl::Status RegisterFusedMatMulKernels(KernelRegistry* registry);  // fused_mat
 absl::Status RegisterPoolingKernels(KernelRegistry* registry);    // pooling_ops.cc
 absl::Status RegisterSendRecvKernels(KernelRegistry* registry);   // sendrecv_ops.cc
 absl::Status RegisterControlFlowKernels(KernelRegistry* registry);  // control_flow_ops.cc
+absl::Status RegisterListKernels(KernelRegistry* registry);  // list_kernels.cc
 absl::Status RegisterSliceKernels(KernelRegistry* registry);      // slice_ops.cc
 absl::Status RegisterPadTileKernels(KernelRegistry* registry);    // pad_tile_ops.cc
 absl::Status RegisterSplitKernels(KernelRegistry* registry);      // split_ops.cc

@@ -530,6 +530,40 @@ def control_flow(root):
         "a while in a while, a cond in a while body, a while in a cond branch")
 
 
+# ---- Keras recurrent layers (issue 12): While + TensorList, functional and lowered ------
+
+def sequence_models(root):
+  """Keras RNN layers frozen as users do, twice: with the While loop kept functional
+  (lower_control_flow=False, as in a SavedModel's functions) and lowered to v1 frames
+  (convert_variables_to_constants_v2's default). Small: batch 2, 6 steps, 5 features."""
+  r = rng("sequence")
+  x = r.standard_normal((2, 6, 5)).astype(np.float32)
+
+  def rnn(name, layer_fn, note):
+    for lowered in (False, True):
+      full = name + ("_lowered" if lowered else "")
+      if not selected(full) and not selected(name):
+        continue
+      keras.utils.set_random_seed(SEED)
+      inp = keras.Input((6, 5), name="x")
+      model = keras.Model(inp, layer_fn()(inp))
+      fn = tf.function(lambda t: model(t, training=False))
+      concrete = fn.get_concrete_function(tf.TensorSpec([2, 6, 5], tf.float32, name="x"))
+      frozen = convert_to_constants.convert_variables_to_constants_v2(
+          concrete, lower_control_flow=lowered)
+      graph_def = frozen.graph.as_graph_def()
+      outputs = [t.name for t in frozen.outputs]
+      write(root, full, graph_def, {"x:0": x}, outputs,
+            note + (" (lowered to v1 frames)" if lowered else " (functional While)"))
+
+  rnn("rnn_lstm", lambda: keras.layers.LSTM(8, return_sequences=True), "Keras LSTM(8)")
+  rnn("rnn_gru", lambda: keras.layers.GRU(7), "Keras GRU(7), last output")
+  rnn("rnn_simple", lambda: keras.layers.SimpleRNN(6, return_sequences=True),
+      "Keras SimpleRNN(6)")
+  rnn("rnn_bidirectional", lambda: keras.layers.Bidirectional(keras.layers.LSTM(4)),
+      "Keras Bidirectional(LSTM(4))")
+
+
 ONLY = None
 
 
@@ -552,6 +586,7 @@ def main():
     hand_made(root)
     op_graphs(root)
     control_flow(root)
+    sequence_models(root)
     tf1_route(root)
   if args.large or args.large_only:
     applications(Root(os.path.join(HERE, "large")), large=True)
