@@ -1,0 +1,179 @@
+// TensorList kernels (kernels/cpu/list_kernels.cc): round trips, unset elements, value
+// semantics of a shared list, and TF 2.21's error texts.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "kernels/cpu/register_cpu_kernels.h"
+#include "kernels/cpu/tensor_list.h"
+#include "tests/testing/op_tester.h"
+
+namespace dflow {
+namespace {
+
+using testing::DimsOf;
+using testing::Filled;
+using testing::Iota;
+using testing::OpTester;
+using testing::Values;
+using testing::Vec;
+
+const KernelRegistry& Registry() { return testing::TestKernelRegistry(RegisterListKernels); }
+
+Tensor I32(int v) { return Filled<int32_t>({}, {v}); }
+Tensor Shape(const std::vector<int32_t>& dims) { return Vec<int32_t>(dims); }
+Tensor UnknownShape() { return I32(-1); }
+
+Tensor FromTensor(const Tensor& t) {
+  auto out = OpTester("TensorListFromTensor", Registry())
+                 .Attr("element_dtype", t.dtype())
+                 .Attr("shape_type", DT_INT32)
+                 .Input(t)
+                 .Input(UnknownShape())
+                 .RunOne();
+  REQUIRE(out.ok());
+  return *out;
+}
+
+absl::StatusOr<Tensor> GetItem(const Tensor& list, int index, DataType dtype = DT_FLOAT,
+                               Tensor shape = UnknownShape()) {
+  return OpTester("TensorListGetItem", Registry())
+      .Attr("element_dtype", dtype)
+      .Input(list)
+      .Input(I32(index))
+      .Input(shape)
+      .RunOne();
+}
+
+Tensor SetItem(const Tensor& list, int index, const Tensor& item) {
+  auto out = OpTester("TensorListSetItem", Registry())
+                 .Attr("element_dtype", item.dtype())
+                 .Input(list)
+                 .Input(I32(index))
+                 .Input(item)
+                 .RunOne();
+  INFO(out.status().ToString());
+  REQUIRE(out.ok());
+  return *out;
+}
+
+absl::StatusOr<Tensor> Stack(const Tensor& list, Tensor shape = UnknownShape()) {
+  return OpTester("TensorListStack", Registry())
+      .Attr("element_dtype", DT_FLOAT)
+      .Input(list)
+      .Input(shape)
+      .RunOne();
+}
+
+TEST_CASE("A list from a tensor gives its rows back, stacks to it and knows its length",
+          "[kernels][tensor_list]") {
+  const Tensor t = Iota<float>({3, 2});
+  const Tensor list = FromTensor(t);
+  CHECK(list.dtype() == DT_VARIANT);
+  for (int i = 0; i < 3; ++i) {
+    auto item = GetItem(list, i);
+    REQUIRE(item.ok());
+    CHECK(Values<float>(*item) == std::vector<float>{2.f * i, 2.f * i + 1});
+  }
+  auto stacked = Stack(list);
+  REQUIRE(stacked.ok());
+  CHECK(DimsOf(*stacked) == std::vector<int64_t>{3, 2});
+  CHECK(Values<float>(*stacked) == Values<float>(t));
+  auto length = OpTester("TensorListLength", Registry()).Input(list).RunOne();
+  REQUIRE(length.ok());
+  CHECK(length->scalar<int32_t>() == 3);
+}
+
+TEST_CASE("Reserved elements read as zeros; SetItem fills one (TF: [9, 9])",
+          "[kernels][tensor_list]") {
+  auto reserved = OpTester("TensorListReserve", Registry())
+                      .Attr("element_dtype", DT_FLOAT)
+                      .Attr("shape_type", DT_INT32)
+                      .Input(Shape({2}))
+                      .Input(I32(3))
+                      .RunOne();
+  REQUIRE(reserved.ok());
+  auto zeros = GetItem(*reserved, 1);
+  REQUIRE(zeros.ok());
+  CHECK(Values<float>(*zeros) == std::vector<float>{0, 0});
+  const Tensor set = SetItem(*reserved, 1, Vec<float>({9, 9}));
+  auto item = GetItem(set, 1);
+  REQUIRE(item.ok());
+  CHECK(Values<float>(*item) == std::vector<float>{9, 9});
+  auto stacked = Stack(set);
+  REQUIRE(stacked.ok());
+  CHECK(Values<float>(*stacked) == std::vector<float>{0, 0, 9, 9, 0, 0});
+}
+
+TEST_CASE("A list shared by two consumers is a value: SetItem leaves the input as it was",
+          "[kernels][tensor_list]") {
+  const Tensor list = FromTensor(Iota<float>({2, 2}));
+  const Tensor changed = SetItem(list, 0, Vec<float>({7, 7}));
+  auto before = GetItem(list, 0);
+  auto after = GetItem(changed, 0);
+  REQUIRE(before.ok());
+  REQUIRE(after.ok());
+  CHECK(Values<float>(*before) == std::vector<float>{0, 1});
+  CHECK(Values<float>(*after) == std::vector<float>{7, 7});
+}
+
+TEST_CASE("PushBack and PopBack work as a stack and respect max_num_elements",
+          "[kernels][tensor_list]") {
+  auto empty = OpTester("EmptyTensorList", Registry())
+                   .Attr("element_dtype", DT_FLOAT)
+                   .Attr("shape_type", DT_INT32)
+                   .Input(Shape({1}))
+                   .Input(I32(1))
+                   .RunOne();
+  REQUIRE(empty.ok());
+  auto pushed = OpTester("TensorListPushBack", Registry())
+                    .Attr("element_dtype", DT_FLOAT)
+                    .Input(*empty)
+                    .Input(Vec<float>({4}))
+                    .RunOne();
+  REQUIRE(pushed.ok());
+  auto full = OpTester("TensorListPushBack", Registry())
+                  .Attr("element_dtype", DT_FLOAT)
+                  .Input(*pushed)
+                  .Input(Vec<float>({5}))
+                  .RunOne();
+  CHECK(absl::StrContains(full.status().message(), "Tried to push item into a full list"));
+  auto popped = OpTester("TensorListPopBack", Registry())
+                    .Attr("element_dtype", DT_FLOAT)
+                    .Input(*pushed)
+                    .Input(Shape({1}))
+                    .Run();
+  REQUIRE(popped.ok());
+  CHECK(Values<float>((*popped)[1]) == std::vector<float>{4});
+  auto length = OpTester("TensorListLength", Registry()).Input((*popped)[0]).RunOne();
+  REQUIRE(length.ok());
+  CHECK(length->scalar<int32_t>() == 0);
+}
+
+TEST_CASE("List errors name the index, the dtypes or the unknown shape as TF does",
+          "[kernels][tensor_list]") {
+  const Tensor list = FromTensor(Iota<float>({3, 2}));
+  auto out_of_range = GetItem(list, 5);
+  CHECK(absl::StrContains(out_of_range.status().message(),
+                          "Trying to access element 5 in a list with 3 elements."));
+  auto wrong_dtype = GetItem(list, 0, DT_INT32);
+  CHECK(absl::StrContains(wrong_dtype.status().message(),
+                          "Invalid data types; op elements int32 but list elements float"));
+  auto reserved = OpTester("TensorListReserve", Registry())
+                      .Attr("element_dtype", DT_FLOAT)
+                      .Attr("shape_type", DT_INT32)
+                      .Input(UnknownShape())
+                      .Input(I32(2))
+                      .RunOne();
+  REQUIRE(reserved.ok());
+  auto unknown = GetItem(*reserved, 0);
+  CHECK(absl::StrContains(unknown.status().message(),
+                          "Trying to read an uninitialized tensor but element_shape is not "
+                          "fully defined"));
+  auto not_a_list = GetItem(Vec<float>({1}), 0);
+  CHECK(absl::StrContains(not_a_list.status().message(), "must be a scalar variant"));
+}
+
+}  // namespace
+}  // namespace dflow
