@@ -250,6 +250,10 @@ absl::Status Lowering::LowerWhile() {
   if (auto it = node_.attr().find("parallel_iterations"); it != node_.attr().end()) {
     parallel_iterations = it->second.i();
   }
+  if (parallel_iterations <= 0) {
+    return LoweringError(node_, absl::StrCat("parallel_iterations must be positive, not ",
+                                             parallel_iterations));
+  }
   // The cond function's result type (bool, unless the function returns something else).
   DataType cond_type = DT_BOOL;
   for (const FunctionDef& f : library_.function()) {

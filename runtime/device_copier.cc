@@ -14,10 +14,10 @@ absl::Status DeviceCopier::CheckCopyable(const Tensor& src, const Tensor& dst) {
   if (src.dtype() == DT_STRING || dst.dtype() == DT_STRING) {
     return absl::InvalidArgumentError("Device copy of a string tensor (strings stay on the host)");
   }
-  if (src.dtype() == DT_RESOURCE || dst.dtype() == DT_RESOURCE) {
+  if (src.dtype() == DT_RESOURCE || dst.dtype() == DT_RESOURCE || src.dtype() == DT_VARIANT ||
+      dst.dtype() == DT_VARIANT) {
     return absl::InvalidArgumentError(
-        "Device copy of a resource handle (handles stay on the host, with their resource's ops "
-        "colocated)");
+        "Device copy of a resource handle or variant (they stay on the host)");
   }
   if (src.dtype() != dst.dtype() || src.TotalBytes() != dst.TotalBytes()) {
     return absl::InvalidArgumentError(absl::StrCat(

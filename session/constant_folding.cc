@@ -23,7 +23,8 @@ namespace {
 bool IsUnfoldableOp(const std::string& op) {
   static const absl::flat_hash_set<std::string>* const kOps = new absl::flat_hash_set<std::string>{
       "Const", "HostConst", "Placeholder", "PlaceholderWithDefault", "_Arg", "_Retval",
-      "_Send", "_Recv", "_HostSend", "_HostRecv", "Switch", "RefSwitch", "Merge", "RefMerge",
+      "_Send", "_Recv", "_HostSend", "_HostRecv", "Switch", "RefSwitch", "_SwitchN", "Merge",
+      "RefMerge",
       "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond",
       "ControlTrigger", "NoOp", "CheckNumerics", "Assert", "Print", "PrintV2"};
   return kOps->contains(op);

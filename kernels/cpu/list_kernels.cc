@@ -85,7 +85,11 @@ absl::Status CheckDtype(const OpKernelContext& ctx, const TensorList& list, Data
 }
 
 // A copy of the input list to modify; its tensors are moved out instead of copied when the
-// input handle holds the only reference (the old list is then left empty, unseen).
+// input handle holds the only reference (the old list is then left empty, unseen). Safe
+// because the executor moves a slot into its last consumer and keeps an extra reference
+// wherever a value outlives the step (feeds, _Arg/_Retval, constant Enters), and because
+// nothing copies Variant elements between buffers (DataTypeSize rejects variant). The
+// buffer's refcount is the ordered check; use_count() alone would be a relaxed read.
 std::shared_ptr<TensorList> TakeList(OpKernelContext* ctx, int index, const TensorList& list) {
   auto out = std::make_shared<TensorList>();
   out->element_dtype = list.element_dtype;
@@ -98,6 +102,17 @@ std::shared_ptr<TensorList> TakeList(OpKernelContext* ctx, int index, const Tens
     out->tensors = list.tensors;
   }
   return out;
+}
+
+// An item must fit the list's element shape (TF: "Tried to set/push an item ...").
+absl::Status CheckItemShape(const OpKernelContext& ctx, const TensorList& list,
+                            const Tensor& item, absl::string_view verb) {
+  const auto dims = item.shape().dim_sizes();
+  const PartialShape shape(std::vector<int64_t>(dims.begin(), dims.end()));
+  if (list.element_shape.IsCompatibleWith(shape)) return absl::OkStatus();
+  return KernelError(ctx, "Tried to ", verb, " an item with incompatible shape ",
+                     item.shape().DebugString(), " into a list with element shape ",
+                     list.element_shape.ToString());
 }
 
 absl::Status OutputList(OpKernelContext* ctx, int index, std::shared_ptr<const TensorList> list) {
@@ -245,6 +260,7 @@ class TensorListSetItemOp : public ListKernel {
                 KernelError(*ctx, "Trying to modify element ", index, " in a list with ", size,
                             " elements."));
     const Tensor& item = ctx->input(2);
+    OP_REQUIRES_OK(ctx, CheckItemShape(*ctx, *list, item, "set"));
     std::shared_ptr<TensorList> out = TakeList(ctx, 0, *list);
     if (index >= size) out->tensors.resize(index + 1);
     out->tensors[index] = item;
@@ -374,6 +390,7 @@ class TensorListPushBackOp : public ListKernel {
                          static_cast<int>(list->tensors.size()) < list->max_num_elements,
                 KernelError(*ctx, "Tried to push item into a full list list size: ",
                             list->tensors.size(), ", max_num_elements: ", list->max_num_elements));
+    OP_REQUIRES_OK(ctx, CheckItemShape(*ctx, *list, ctx->input(1), "push"));
     std::shared_ptr<TensorList> out = TakeList(ctx, 0, *list);
     out->tensors.push_back(ctx->input(1));
     OP_REQUIRES_OK(ctx, OutputList(ctx, 0, std::move(out)));

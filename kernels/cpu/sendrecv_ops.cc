@@ -69,7 +69,10 @@ class SendOp final : public CheapOpKernel {
 // receiver's copier when the two differ (sendrecv_ops.h). Calls `done` once delivered.
 void Deliver(OpKernelContext* ctx, const Tensor& value, Device* from, Device* to,
              const AsyncOpKernel::DoneCallback& done) {
-  if (from == to || !value.IsInitialized() || value.dtype() == DT_STRING) {
+  // Strings, resource handles and variants are host objects wherever they are "placed"
+  // (TF keeps them in host memory too): handed over as they are, never copied.
+  if (from == to || !value.IsInitialized() || value.dtype() == DT_STRING ||
+      value.dtype() == DT_RESOURCE || value.dtype() == DT_VARIANT) {
     ctx->set_output(0, value);  // same memory: zero-copy
     return done();
   }

@@ -94,7 +94,7 @@ absl::StatusOr<std::shared_ptr<ResourceVariable>> ExistingVariable(const OpKerne
   std::shared_ptr<ResourceVariable> var =
       ctx.device()->variables()->FindResource(h->container(), h->name());
   if (var == nullptr) return NotFound(*h);
-  if (var->dtype != dtype) return WrongDtype(what, var->dtype, dtype);
+  if (var->dtype != dtype) return WrongDtype(what, dtype, var->dtype);  // TF's order
   return var;
 }
 
@@ -168,8 +168,11 @@ class AssignUpdateVariableOp : public CheapOpKernel {
                     "Cannot update variable with shape ", var->value.shape().DebugString(),
                     " using a Tensor with shape ", delta.shape().DebugString(),
                     ", shapes must be equal.")));
+    // In place only when the variable holds the sole reference (checked before `target`
+    // takes one) and delta is another buffer.
+    const bool in_place = var->value.IsSoleOwner() && !var->value.SharesBufferWith(delta);
     Tensor target = var->value;
-    if (!var->value.IsSoleOwner() || target.SharesBufferWith(delta)) {
+    if (!in_place) {
       OP_ASSIGN_OR_RETURN(ctx, target, Tensor::Allocate(ctx->allocator(), dtype_,
                                                         var->value.shape()));
     }

@@ -171,6 +171,14 @@ TEST_CASE("List errors name the index, the dtypes or the unknown shape as TF doe
   CHECK(absl::StrContains(unknown.status().message(),
                           "Trying to read an uninitialized tensor but element_shape is not "
                           "fully defined"));
+  auto wrong_shape = OpTester("TensorListSetItem", Registry())
+                         .Attr("element_dtype", DT_FLOAT)
+                         .Input(list)
+                         .Input(I32(0))
+                         .Input(Vec<float>({1, 2, 3}))
+                         .RunOne();
+  CHECK(absl::StrContains(wrong_shape.status().message(),
+                          "Tried to set an item with incompatible shape [3]"));
   auto not_a_list = GetItem(Vec<float>({1}), 0);
   CHECK(absl::StrContains(not_a_list.status().message(), "must be a scalar variant"));
 }

@@ -105,7 +105,7 @@ TEST_CASE("Assigning or reading with another dtype is refused", "[kernels][resou
   absl::Status status = (*session)->Run({}, {"read_int"}, {}, &out);
   CHECK(status.code() == absl::StatusCode::kInvalidArgument);
   CHECK(absl::StrContains(status.message(),
-                          "Trying to read variable with wrong dtype. Expected float got int32"));
+                          "Trying to read variable with wrong dtype. Expected int32 got float"));
 }
 
 }  // namespace
