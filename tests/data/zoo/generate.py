@@ -563,6 +563,38 @@ def sequence_models(root):
   rnn("rnn_bidirectional", lambda: keras.layers.Bidirectional(keras.layers.LSTM(4)),
       "Keras Bidirectional(LSTM(4))")
 
+  # A masked LSTM: x's last steps are zeros, Masking skips them (SelectV2 in the body).
+  if selected("rnn_masked_lstm"):
+    keras.utils.set_random_seed(SEED)
+    inp = keras.Input((6, 5), name="x")
+    model = keras.Model(inp, keras.layers.LSTM(8)(keras.layers.Masking(0.0)(inp)))
+    fn = tf.function(lambda t: model(t, training=False))
+    concrete = fn.get_concrete_function(tf.TensorSpec([2, 6, 5], tf.float32, name="x"))
+    frozen = convert_to_constants.convert_variables_to_constants_v2(concrete,
+                                                                    lower_control_flow=False)
+    masked = x.copy()
+    masked[0, 4:] = 0
+    masked[1, 2:] = 0
+    write(root, "rnn_masked_lstm", frozen.graph.as_graph_def(), {"x:0": masked},
+          [t.name for t in frozen.outputs], "Keras Masking + LSTM(8), sequences of 4 and 2 steps")
+
+  # A Transformer encoder block: MultiHeadAttention, LayerNormalization, exact GELU.
+  if selected("transformer_block"):
+    keras.utils.set_random_seed(SEED)
+    inp = keras.Input((6, 16), name="x")
+    attn = keras.layers.MultiHeadAttention(num_heads=2, key_dim=8)(inp, inp)
+    h = keras.layers.LayerNormalization()(inp + attn)
+    ff = keras.layers.Dense(32, activation=lambda t: tf.nn.gelu(t, approximate=False))(h)
+    out = keras.layers.LayerNormalization()(h + keras.layers.Dense(16)(ff))
+    model = keras.Model(inp, out)
+    fn = tf.function(lambda t: model(t, training=False))
+    concrete = fn.get_concrete_function(tf.TensorSpec([2, 6, 16], tf.float32, name="x"))
+    frozen = convert_to_constants.convert_variables_to_constants_v2(concrete)
+    write(root, "transformer_block", frozen.graph.as_graph_def(),
+          {"x:0": r.standard_normal((2, 6, 16)).astype(np.float32)},
+          [t.name for t in frozen.outputs],
+          "Keras encoder block: MultiHeadAttention(2 heads), LayerNormalization, exact GELU")
+
 
 ONLY = None
 
