@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "graph/ops.h"
 #include "graph/status_macros.h"
 
 namespace dflow {
@@ -18,24 +19,6 @@ absl::Status LoweringError(const NodeDef& node, absl::string_view what) {
 
 std::string Output(const std::string& node, int index) {
   return index == 0 ? node : absl::StrCat(node, ":", index);
-}
-
-AttrValue TypeList(const std::vector<DataType>& types) {
-  AttrValue value;
-  for (DataType t : types) value.mutable_list()->add_type(t);
-  return value;
-}
-
-AttrValue TypeAttr(DataType type) {
-  AttrValue value;
-  value.set_type(type);
-  return value;
-}
-
-AttrValue IntAttr(int64_t i) {
-  AttrValue value;
-  value.set_i(i);
-  return value;
 }
 
 // One branch of a conditional after lowering: its call node and the pivot it waited for.
@@ -108,8 +91,8 @@ class Lowering {
     inputs.push_back(absl::StrCat("^", pivot));
     NodeDef* call = Add(suffix, "StatefulPartitionedCall", std::move(inputs));
     *(*call->mutable_attr())["f"].mutable_func() = f;
-    (*call->mutable_attr())["Tin"] = TypeList(tin);
-    (*call->mutable_attr())["Tout"] = TypeList(tout);
+    (*call->mutable_attr())["Tin"] = TypeListAttr(tin);
+    (*call->mutable_attr())["Tout"] = TypeListAttr(tout);
     return call->name();
   }
 
@@ -166,7 +149,7 @@ void Lowering::FinishConditional(const std::vector<Branch>& branches, DataType p
   result->set_device(node_.device());
   result->set_op(tout.empty() ? "NoOp" : "IdentityN");
   for (const std::string& o : outputs) result->add_input(o);
-  if (!tout.empty()) (*result->mutable_attr())["T"] = TypeList(tout);
+  if (!tout.empty()) (*result->mutable_attr())["T"] = TypeListAttr(tout);
   result->add_input(absl::StrCat("^", executed->name()));
 }
 
@@ -308,7 +291,7 @@ absl::Status Lowering::LowerWhile() {
   result->set_op("IdentityN");
   result->set_device(node_.device());
   for (const std::string& e : exits) result->add_input(e);
-  (*result->mutable_attr())["T"] = TypeList(types);
+  (*result->mutable_attr())["T"] = TypeListAttr(types);
   return absl::OkStatus();
 }
 

@@ -303,6 +303,12 @@ AttrValue IntListAttr(const std::vector<int64_t>& values) {
   return v;
 }
 
+AttrValue TypeListAttr(const std::vector<DataType>& types) {
+  AttrValue v;
+  for (DataType t : types) v.mutable_list()->add_type(t);
+  return v;
+}
+
 Operation AddOp(const Scope& scope, absl::string_view op, const std::vector<OpArg>& args,
                 const AttrMap& attrs) {
   if (!scope.ok()) return Operation();

@@ -37,6 +37,7 @@ AttrValue StringAttr(absl::string_view value);
 AttrValue ShapeAttr(const PartialShape& shape);
 AttrValue TensorAttr(const TensorProto& tensor);
 AttrValue IntListAttr(const std::vector<int64_t>& values);
+AttrValue TypeListAttr(const std::vector<DataType>& types);
 
 using AttrMap = std::map<std::string, AttrValue>;
 

@@ -113,25 +113,6 @@ class SnapshotOp : public OpKernel {
 // ---------------------------------------------------------------------------------------
 // Shape, ShapeN, Size, Rank.
 
-// Writes `shape`'s dims into the int32/int64 vector `out`.
-absl::Status WriteShape(const OpKernelContext& ctx, const TensorShape& shape, const Tensor& out) {
-  absl::Status status;
-  DispatchIndexType(out.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    T* data = out.data<T>();
-    for (int i = 0; i < shape.dims(); ++i) {
-      const int64_t dim = shape.dim_size(i);
-      if (dim > std::numeric_limits<T>::max()) {
-        status = KernelError(ctx, "Shape output type is 32-bit but dim ", i, " of ",
-                             shape.DebugString(), " is ", dim);
-        return;
-      }
-      data[i] = static_cast<T>(dim);
-    }
-  });
-  return status;
-}
-
 class ShapeOp : public CheapOpKernel {
  public:
   using CheapOpKernel::CheapOpKernel;

@@ -1,7 +1,10 @@
 #include "kernels/cpu/array_util.h"
 
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/cpu/kernel_util.h"
 
 namespace dflow {
 
@@ -38,6 +41,24 @@ std::vector<int64_t> ReadIndices(const Tensor& tensor) {
   }
   absl::Span<const int32_t> values = tensor.flat<int32_t>();
   return std::vector<int64_t>(values.begin(), values.end());
+}
+
+absl::Status WriteShape(const OpKernelContext& ctx, const TensorShape& shape, const Tensor& out) {
+  absl::Status status;
+  DispatchIndexType(out.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    T* data = out.data<T>();
+    for (int i = 0; i < shape.dims(); ++i) {
+      const int64_t dim = shape.dim_size(i);
+      if (dim > std::numeric_limits<T>::max()) {
+        status = KernelError(ctx, "Shape output type is 32-bit but dim ", i, " of ",
+                             shape.DebugString(), " is ", dim);
+        return;
+      }
+      data[i] = static_cast<T>(dim);
+    }
+  });
+  return status;
 }
 
 std::string DimsString(absl::Span<const int64_t> dims) {

@@ -83,6 +83,10 @@ inline std::optional<int> NormalizeAxis(int64_t axis, int rank) {
 // The values of an int32 or int64 tensor, widened to int64.
 std::vector<int64_t> ReadIndices(const Tensor& tensor);
 
+// Writes `shape`'s dims into the int32/int64 vector `out` (Shape, VariableShape);
+// INVALID_ARGUMENT when a dim does not fit an int32 output.
+absl::Status WriteShape(const OpKernelContext& ctx, const TensorShape& shape, const Tensor& out);
+
 // Product of `shape`'s dims [begin, end): the rows or columns of a view around an axis.
 inline int64_t DimProduct(const TensorShape& shape, int begin, int end) {
   int64_t product = 1;

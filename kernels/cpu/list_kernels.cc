@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
+#include "kernels/cpu/array_util.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/register_cpu_kernels.h"
 #include "kernels/cpu/tensor_list.h"
@@ -21,23 +22,18 @@
 namespace dflow {
 namespace {
 
-KernelDefBuilder CpuKernel(std::string op) { return KernelDefBuilder(std::move(op)).Device("CPU"); }
-
 // An element_shape input: a scalar -1 (unknown rank) or a vector with -1 for unknown dims.
 absl::StatusOr<PartialShape> ShapeInput(const OpKernelContext& ctx, int index) {
   const Tensor& t = ctx.input(index);
-  auto at = [&](int64_t i) -> int64_t {
-    return t.dtype() == DT_INT64 ? t.data<int64_t>()[i] : t.data<int32_t>()[i];
-  };
   if (t.dtype() != DT_INT32 && t.dtype() != DT_INT64) {
     return KernelError(ctx, "element_shape must be int32 or int64, not ", DataTypeString(t.dtype()));
   }
+  std::vector<int64_t> dims = ReadIndices(t);
   if (t.shape().dims() == 0) {
-    if (at(0) != -1) return KernelError(ctx, "a scalar element_shape must be -1, not ", at(0));
+    if (dims[0] != -1) return KernelError(ctx, "a scalar element_shape must be -1, not ", dims[0]);
     return PartialShape();
   }
-  std::vector<int64_t> dims;
-  for (int64_t i = 0; i < t.NumElements(); ++i) dims.push_back(at(i) < 0 ? -1 : at(i));
+  for (int64_t& d : dims) d = d < 0 ? -1 : d;
   return PartialShape(std::move(dims));
 }
 

@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
+#include "kernels/cpu/array_util.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/io/register_io_kernels.h"
 #include "runtime/variable_store.h"
@@ -24,10 +25,6 @@ namespace dflow {
 namespace {
 
 using ResourceVariable = VariableStore::ResourceVariable;
-
-KernelDefBuilder CpuKernel(std::string op) {
-  return KernelDefBuilder(std::move(op)).Device("CPU");
-}
 
 class VarHandleOp : public CheapOpKernel {
  public:
@@ -215,9 +212,7 @@ class VarIsInitializedOp : public CheapOpKernel {
 
 class VariableShapeOp : public CheapOpKernel {
  public:
-  explicit VariableShapeOp(OpKernelConstruction* ctx) : CheapOpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("out_type", &out_type_));
-  }
+  using CheapOpKernel::CheapOpKernel;
   void Compute(OpKernelContext* ctx) override {
     OP_ASSIGN_OR_RETURN(ctx, const ResourceHandleProto* h, HandleInput(*ctx, 0));
     std::shared_ptr<ResourceVariable> var =
@@ -231,17 +226,8 @@ class VariableShapeOp : public CheapOpKernel {
     }
     OP_ASSIGN_OR_RETURN(ctx, Tensor * out,
                         ctx->allocate_output(0, TensorShape({shape.dims()})));
-    for (int i = 0; i < shape.dims(); ++i) {
-      if (out_type_ == DT_INT64) {
-        out->data<int64_t>()[i] = shape.dim_size(i);
-      } else {
-        out->data<int32_t>()[i] = static_cast<int32_t>(shape.dim_size(i));
-      }
-    }
+    OP_REQUIRES_OK(ctx, WriteShape(*ctx, shape, *out));
   }
-
- private:
-  DataType out_type_ = DT_INT32;
 };
 
 // ResourceGather(resource, indices): rows of the variable along axis 0 (batch_dims 0).
