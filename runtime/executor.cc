@@ -14,6 +14,7 @@
 #include "graph/node_def_util.h"
 #include "graph/status_macros.h"
 #include "runtime/step_outcome.h"
+#include "runtime/step_resources.h"
 
 namespace dflow {
 
@@ -147,6 +148,7 @@ class Executor::RunState {
     params->step_id = args_.step_id;
     params->cancellation = args_.cancellation;
     params->call_frame = args_.call_frame;
+    params->step_resources = &step_resources_;
   }
 
   // Runs node `id`; returns false when it is asynchronous and will finish later.
@@ -296,6 +298,7 @@ class Executor::RunState {
   const Executor* exec_;
   Args args_;
   DoneCallback done_;
+  StepResources step_resources_;  // dropped with the step
   std::unique_ptr<Tensor[]> slots_;
   std::unique_ptr<bool[]> dead_;
   std::unique_ptr<RefSlot*[]> refs_;  // null unless the graph has ref edges

@@ -16,6 +16,7 @@
 #include "graph/control_flow.h"
 #include "graph/status_macros.h"
 #include "runtime/step_outcome.h"
+#include "runtime/step_resources.h"
 #include "runtime/executor.h"
 
 namespace dflow {
@@ -276,6 +277,7 @@ class Executor::FrameRunState {
     params->frame_iter = FrameAndIter{task.frame->id, task.iter};
     params->cancellation = args_.cancellation;
     params->call_frame = args_.call_frame;
+    params->step_resources = &step_resources_;
   }
 
   absl::Status DerefInputs(const Task& task) {
@@ -526,6 +528,7 @@ class Executor::FrameRunState {
   const Executor* exec_;
   Args args_;
   DoneCallback done_;
+  StepResources step_resources_;  // dropped with the step
   std::atomic<int> outstanding_{0};  // ready or running nodes, all frames
   StepOutcome outcome_{args_.cancellation, args_.rendezvous};
   absl::Mutex flow_mu_;

@@ -147,6 +147,7 @@ template <>
 absl::Status OpKernelConstruction::GetAttr(absl::string_view, std::vector<DataType>*) const;
 
 class OpKernel;
+class StepResources;
 
 // Where a step is in v1 control flow (frame id, iteration); "0:0" at top level.
 struct FrameAndIter {
@@ -170,6 +171,7 @@ class OpKernelContext {
     FrameAndIter frame_iter;
     CancellationToken* cancellation = nullptr;
     CallFrame* call_frame = nullptr;  // feeds and fetches of the step
+    StepResources* step_resources = nullptr;  // this step's TensorArrays and stacks
   };
 
   OpKernelContext(const Params& params, int num_outputs);
@@ -184,6 +186,8 @@ class OpKernelContext {
   FrameAndIter frame_iter() const { return params_.frame_iter; }
   CancellationToken* cancellation() const { return params_.cancellation; }
   CallFrame* call_frame() const { return params_.call_frame; }
+  // Resources that end with the step (TensorArrays, stacks); null outside an executor.
+  StepResources* step_resources() const { return params_.step_resources; }
 
   int num_inputs() const { return static_cast<int>(params_.inputs.size()); }
   const Tensor& input(int index) const { return params_.inputs[index]; }

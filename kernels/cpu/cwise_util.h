@@ -148,6 +148,8 @@ absl::Status RegisterNnKernels(KernelRegistry* registry);
 absl::Status RegisterActivationKernels(KernelRegistry* registry);
 // Erf, Erfc, Round, Rint, IsNan, IsInf, IsFinite (math_unary_ops.cc).
 absl::Status RegisterMathUnaryKernels(KernelRegistry* registry);
+// SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad, ReciprocalGrad, InvGrad (cwise_grad_ops.cc).
+absl::Status RegisterCwiseGradKernels(KernelRegistry* registry);
 
 }  // namespace cwise
 }  // namespace dflow

@@ -1,5 +1,5 @@
 // Kernels a TF 1.x training step needs besides the forward ops: the sparse softmax
-// cross-entropy loss (with its backprop), ReluGrad, BroadcastGradientArgs (the reduction
+// cross-entropy loss (with its backprop), ReluGrad, BiasAddGrad, BroadcastGradientArgs (the reduction
 // indices of a broadcasting op's gradient) and InTopKV2 (the accuracy of an eval step).
 // Each follows TF's CPU kernel, errors included.
 #include <algorithm>
@@ -112,6 +112,50 @@ class ReluGradOp : public OpKernel {
       for (int64_t i = first; i < limit; ++i) out[i] = x[i] > T(0) ? g[i] : T(0);
     });
   }
+};
+
+// ---------------------------------------------------------------------------------
+// BiasAddGrad: the bias gradient, out_backprop summed over every dim but the channel's
+// (the last for NHWC, dim 1 for NCHW). Sums in double, so long reductions stay exact to
+// float precision whatever their length.
+
+template <typename T>
+class BiasAddGradOp : public OpKernel {
+ public:
+  explicit BiasAddGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    std::string format = "NHWC";
+    if (ctx->HasAttr("data_format")) OP_REQUIRES_OK(ctx, ctx->GetAttr("data_format", &format));
+    OP_REQUIRES(ctx, format == "NHWC" || format == "NCHW",
+                absl::InvalidArgumentError(absl::StrCat("Invalid data format: ", format)));
+    channels_first_ = format == "NCHW";
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& grad = ctx->input(0);
+    const TensorShape& shape = grad.shape();
+    OP_REQUIRES(ctx, shape.dims() >= 2,
+                absl::InvalidArgumentError(absl::StrCat("Input tensor must be at least 2D: ",
+                                                        shape.DebugString())));
+    const int axis = channels_first_ ? 1 : shape.dims() - 1;
+    const int64_t channels = shape.dim_size(axis);
+    const int64_t outer = DimProduct(shape, 0, axis);
+    const int64_t inner = DimProduct(shape, axis + 1, shape.dims());
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, TensorShape({channels})));
+    std::vector<double> sums(channels, 0.0);
+    const T* g = grad.data<T>();
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t c = 0; c < channels; ++c) {
+        const T* row = g + (o * channels + c) * inner;
+        double sum = 0;
+        for (int64_t i = 0; i < inner; ++i) sum += static_cast<double>(row[i]);
+        sums[c] += sum;
+      }
+    }
+    for (int64_t c = 0; c < channels; ++c) output->data<T>()[c] = static_cast<T>(sums[c]);
+  }
+
+ private:
+  bool channels_first_ = false;
 };
 
 // ---------------------------------------------------------------------------------
@@ -246,6 +290,10 @@ absl::Status RegisterNnGradKernels(KernelRegistry* registry) {
       CpuKernel("ReluGrad").TypeConstraint("T", {DT_FLOAT})));
   DFLOW_RETURN_IF_ERROR(registry->Register<ReluGradOp<double>>(
       CpuKernel("ReluGrad").TypeConstraint("T", {DT_DOUBLE})));
+  DFLOW_RETURN_IF_ERROR(registry->Register<BiasAddGradOp<float>>(
+      CpuKernel("BiasAddGrad").TypeConstraint("T", {DT_FLOAT})));
+  DFLOW_RETURN_IF_ERROR(registry->Register<BiasAddGradOp<double>>(
+      CpuKernel("BiasAddGrad").TypeConstraint("T", {DT_DOUBLE})));
   DFLOW_RETURN_IF_ERROR(RegisterIndexKernels<int32_t>(registry));
   return RegisterIndexKernels<int64_t>(registry);
 }

@@ -15,6 +15,8 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterSendRecvKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterControlFlowKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterListKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterTensorArrayKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterStackKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSliceKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterPadTileKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSplitKernels(registry));
@@ -39,6 +41,7 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterScanKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterWhereKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterRollKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterInvertPermutationKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterUniqueKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterMatrixBandPartKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSpaceToBatchKernels(registry));

@@ -21,6 +21,8 @@ absl::Status RegisterPoolingKernels(KernelRegistry* registry);    // pooling_ops
 absl::Status RegisterSendRecvKernels(KernelRegistry* registry);   // sendrecv_ops.cc
 absl::Status RegisterControlFlowKernels(KernelRegistry* registry);  // control_flow_ops.cc
 absl::Status RegisterListKernels(KernelRegistry* registry);  // list_kernels.cc
+absl::Status RegisterTensorArrayKernels(KernelRegistry* registry);  // tensor_array_ops.cc
+absl::Status RegisterStackKernels(KernelRegistry* registry);        // stack_ops.cc
 absl::Status RegisterSliceKernels(KernelRegistry* registry);      // slice_ops.cc
 absl::Status RegisterPadTileKernels(KernelRegistry* registry);    // pad_tile_ops.cc
 absl::Status RegisterSplitKernels(KernelRegistry* registry);      // split_ops.cc
@@ -45,6 +47,7 @@ absl::Status RegisterReverseKernels(KernelRegistry* registry);  // reverse_op.cc
 absl::Status RegisterScanKernels(KernelRegistry* registry);  // scan_ops.cc
 absl::Status RegisterWhereKernels(KernelRegistry* registry);  // where_op.cc
 absl::Status RegisterRollKernels(KernelRegistry* registry);  // roll_op.cc
+absl::Status RegisterInvertPermutationKernels(KernelRegistry* registry);  // invert_permutation_op.cc
 absl::Status RegisterUniqueKernels(KernelRegistry* registry);  // unique_op.cc
 absl::Status RegisterMatrixBandPartKernels(KernelRegistry* registry);  // matrix_band_part_op.cc
 absl::Status RegisterSpaceToBatchKernels(KernelRegistry* registry);  // space_to_batch_ops.cc

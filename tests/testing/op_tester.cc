@@ -109,6 +109,12 @@ OpTester& OpTester::Attr(const std::string& name, const Tensor& value) {
   return Attr(name, v);
 }
 
+OpTester& OpTester::Step(StepResources* resources, int64_t step_id) {
+  step_resources_ = resources;
+  step_id_ = step_id;
+  return *this;
+}
+
 OpTester& OpTester::Input(Tensor tensor) {
   inputs_.push_back(std::move(tensor));
   return *this;
@@ -130,6 +136,8 @@ absl::StatusOr<std::vector<Tensor>> OpTester::Run() {
   OpKernelContext::Params params;
   params.kernel = kernel.get();
   params.device = device;
+  params.step_resources = step_resources_;
+  params.step_id = step_id_;
   std::vector<Tensor> inputs = inputs_;  // kernels may forward (consume) their inputs
   params.inputs = absl::MakeSpan(inputs);
   OpKernelContext context(params, static_cast<int>(out.size()));

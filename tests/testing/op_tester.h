@@ -16,6 +16,7 @@
 #include "proto/attr_value.pb.h"
 #include "runtime/device.h"
 #include "runtime/kernel_registry.h"
+#include "runtime/step_resources.h"
 #include "runtime/tensor.h"
 
 namespace dflow::testing {
@@ -98,6 +99,9 @@ class OpTester {
   OpTester& Attr(const std::string& name, const std::vector<int64_t>& value);
   OpTester& Attr(const std::string& name, const Tensor& value);
   OpTester& Input(Tensor tensor);
+  // Runs the kernel inside step `step_id` holding `resources` (borrowed), so a test can
+  // chain the ops of a TensorArray or stack through one step's resources.
+  OpTester& Step(StepResources* resources, int64_t step_id = 1);
 
   // Creates the kernel (errors from its constructor come back here) and runs it once.
   absl::StatusOr<std::vector<Tensor>> Run();
@@ -108,6 +112,8 @@ class OpTester {
   NodeDef node_;
   std::vector<Tensor> inputs_;
   const KernelRegistry& registry_;
+  StepResources* step_resources_ = nullptr;
+  int64_t step_id_ = 0;
 };
 
 // --- implementation details of MakeTensor ---

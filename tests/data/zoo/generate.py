@@ -599,6 +599,91 @@ def sequence_models(root):
 ONLY = None
 
 
+# ---- TF 1 control flow: v1 frames, TensorArrayV3 and stacks (issue 12) ---------------------
+
+def tf1_control_flow(root):
+  """TF 1 loops as tf.compat.v1 graphs write them with control flow v2 off (what every TF 1
+  file holds): dynamic_rnn with an LSTM cell (TensorArrayV3 in and out of a v1 while loop),
+  tf.scan, tf.map_fn, a while loop writing a TensorArray, and the gradient of a dynamic_rnn
+  (StackV2/StackPushV2/StackPopV2 carrying forward values to the backward loop,
+  TensorArrayGradV3). Variables are frozen with convert_variables_to_constants."""
+  from tf_keras.src.layers.rnn import legacy_cells
+  v1 = tf.compat.v1
+  r = rng("tf1_control_flow")
+  f = lambda *s: r.standard_normal(s).astype(np.float32)
+
+  def graph(name, build, feeds, note):
+    if not selected(name):
+      return
+    v1.disable_control_flow_v2()
+    try:
+      with tf.Graph().as_default() as g:
+        v1.set_random_seed(SEED)
+        placeholders = {k: v1.placeholder(tf.as_dtype(v.dtype), v.shape, name=k)
+                        for k, v in feeds.items()}
+        outs = build(**placeholders)
+        fetches = [tf.identity(t, name="out_%s" % k) for k, t in outs.items()]
+        with v1.Session(graph=g) as sess:
+          sess.run(v1.global_variables_initializer())
+          graph_def = v1.graph_util.convert_variables_to_constants(
+              sess, g.as_graph_def(), [t.op.name for t in fetches])
+    finally:
+      v1.enable_control_flow_v2()
+    write(root, name, graph_def, {k + ":0": v for k, v in feeds.items()},
+          [t.name for t in fetches], note)
+
+  def dynamic_rnn(x, lengths):
+    cell = legacy_cells.LSTMCell(8, initializer=v1.glorot_uniform_initializer(seed=SEED))
+    outputs, state = v1.nn.dynamic_rnn(cell, x, sequence_length=lengths, dtype=tf.float32)
+    return {"outputs": outputs, "c": state.c, "h": state.h}
+
+  graph("tf1_dynamic_rnn", dynamic_rnn, {"x": f(3, 6, 5), "lengths": np.array([6, 4, 1], np.int32)},
+        "TF 1 dynamic_rnn, LSTMCell(8), sequence_length: TensorArrayV3 scatter/read/write/"
+        "gather in a v1 while loop")
+
+  graph("tf1_scan_map", lambda x: {
+      "scan": tf.scan(lambda a, e: a * 0.5 + tf.tanh(e), x),
+      "scan_init_reverse": tf.scan(lambda a, e: a + e * e, x, initializer=tf.ones([4]),
+                                   reverse=True),
+      "scan_tuple": tf.scan(lambda a, e: (a[0] + e, a[1] * 0.9 + tf.reduce_sum(e)), x,
+                            initializer=(tf.zeros([4]), tf.constant(0.0)))[1],
+      "map": tf.map_fn(lambda e: tf.reduce_sum(e * e) * e, x),
+      "map_tuple": tf.map_fn(lambda e: (e[0] + 1.0, tf.cast(e[1] > 0, tf.int32)), (x, x),
+                             fn_output_signature=(tf.float32, tf.int32))[1],
+      "foldl": tf.foldl(lambda a, e: a * 0.5 + e, x),
+  }, {"x": f(5, 4)}, "TF 1 tf.scan (forward, reverse, tuple state), tf.map_fn (tuple output), "
+        "tf.foldl: TensorArrayV3 unstack/stack around v1 while loops")
+
+  def while_array(x, n):
+    def body(i, ta, acc):
+      row = x[i % tf.shape(x)[0]] * tf.cast(i, tf.float32)
+      ta = ta.write(i, row)
+      return i + 1, ta, acc + ta.read(i)
+    ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True, clear_after_read=False)
+    _, ta, acc = v1.while_loop(lambda i, ta, acc: i < n, body,
+                               (tf.constant(0), ta, tf.zeros([3])))
+    chunks = tf.TensorArray(tf.float32, size=2, infer_shape=False,
+                            clear_after_read=False).split(tf.reshape(x, [-1]), [5, 7])
+    return {"stack": ta.stack(), "size": ta.size(), "acc": acc, "read": ta.read(1),
+            "concat": ta.concat(), "gather": ta.gather([2, 0]),
+            "split_read": chunks.read(1), "split_concat": chunks.concat()}
+
+  graph("tf1_while_tensor_array", while_array, {"x": f(4, 3), "n": np.int32(5)},
+        "a TF 1 while_loop writing a dynamic TensorArray; stack, size, read, concat, gather, "
+        "split")
+
+  def rnn_grad(x):
+    cell = legacy_cells.LSTMCell(6, initializer=v1.glorot_uniform_initializer(seed=SEED))
+    outputs, _ = v1.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    loss = tf.reduce_sum(outputs * outputs)
+    grads = tf.gradients(loss, [x] + cell.trainable_variables)
+    return {"loss": loss, "dx": grads[0], "dkernel": grads[1], "dbias": grads[2]}
+
+  graph("tf1_rnn_grad", rnn_grad, {"x": f(2, 5, 4)},
+        "the gradient of a TF 1 dynamic_rnn LSTM: StackV2/StackPushV2/StackPopV2, "
+        "TensorArrayGradV3, SigmoidGrad, TanhGrad, BiasAddGrad in v1 loops")
+
+
 def selected(name):
   return ONLY is None or name in ONLY
 
@@ -620,6 +705,7 @@ def main():
     control_flow(root)
     sequence_models(root)
     tf1_route(root)
+    tf1_control_flow(root)
   if args.large or args.large_only:
     applications(Root(os.path.join(HERE, "large")), large=True)
 

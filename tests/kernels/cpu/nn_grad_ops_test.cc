@@ -105,6 +105,25 @@ TEST_CASE("ReluGrad passes gradients where features > 0", "[kernels][nn_grad]") 
                                          "input 1: [3]"));
 }
 
+TEST_CASE("BiasAddGrad sums all but the channel dim, NHWC and NCHW", "[kernels][nn_grad]") {
+  auto nhwc = OpTester("BiasAddGrad", Registry())
+                  .Attr("T", DT_FLOAT)
+                  .Input(Filled<float>({2, 1, 3}, {1, 2, 3, 10, 20, 30}))
+                  .RunOne();
+  REQUIRE(nhwc.ok());
+  CHECK(Values<float>(*nhwc) == std::vector<float>{11, 22, 33});
+  auto nchw = OpTester("BiasAddGrad", Registry())
+                  .Attr("T", DT_DOUBLE)
+                  .Attr("data_format", "NCHW")
+                  .Input(Filled<double>({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}))
+                  .RunOne();
+  REQUIRE(nchw.ok());
+  CHECK(Values<double>(*nchw) == std::vector<double>{1 + 2 + 5 + 6, 3 + 4 + 7 + 8});
+  auto vector = OpTester("BiasAddGrad", Registry()).Attr("T", DT_FLOAT)
+                    .Input(Filled<float>({3}, {1, 2, 3})).Run();
+  CHECK_THAT(ErrorOf(vector), Contains("Input tensor must be at least 2D: [3]"));
+}
+
 template <typename T>
 absl::StatusOr<std::vector<Tensor>> GradientArgs(const std::vector<T>& s0,
                                                  const std::vector<T>& s1) {
