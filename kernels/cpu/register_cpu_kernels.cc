@@ -42,6 +42,7 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterWhereKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterRollKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterInvertPermutationKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterReverseSequenceKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterUniqueKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterMatrixBandPartKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSpaceToBatchKernels(registry));

@@ -48,6 +48,7 @@ absl::Status RegisterScanKernels(KernelRegistry* registry);  // scan_ops.cc
 absl::Status RegisterWhereKernels(KernelRegistry* registry);  // where_op.cc
 absl::Status RegisterRollKernels(KernelRegistry* registry);  // roll_op.cc
 absl::Status RegisterInvertPermutationKernels(KernelRegistry* registry);  // invert_permutation_op.cc
+absl::Status RegisterReverseSequenceKernels(KernelRegistry* registry);  // reverse_sequence_op.cc
 absl::Status RegisterUniqueKernels(KernelRegistry* registry);  // unique_op.cc
 absl::Status RegisterMatrixBandPartKernels(KernelRegistry* registry);  // matrix_band_part_op.cc
 absl::Status RegisterSpaceToBatchKernels(KernelRegistry* registry);  // space_to_batch_ops.cc
