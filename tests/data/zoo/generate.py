@@ -529,6 +529,26 @@ def control_flow(root):
                                   "n": np.int32(5)},
         "a while in a while, a cond in a while body, a while in a cond branch")
 
+  def tensor_array_fn(x, n):
+    # tf.TensorArray in a tf.function: TensorList ops (split, concat, unstack, scatter,
+    # stack, gather, size), written in a While body and read outside it.
+    split = tf.TensorArray(tf.float32, size=0, dynamic_size=True, infer_shape=False)
+    split = split.split(tf.reshape(x, [-1]), [3, 5, 4])
+    rows = tf.TensorArray(tf.float32, size=4).unstack(x)
+    scattered = tf.TensorArray(tf.float32, size=6, element_shape=[3]).scatter([5, 1], x[:2])
+
+    def body(i, t):
+      return i + 1, t.write(i, rows.read(i % 4) * tf.cast(i, tf.float32))
+    _, written = tf.while_loop(lambda i, t: i < n, body,
+                               (tf.constant(0), tf.TensorArray(tf.float32, size=n)))
+    return (split.concat(), scattered.stack(), written.stack(), written.gather([1, 0]),
+            split.read(1), split.size())
+
+  graph("cf_tensor_array", tensor_array_fn, {"x": r.standard_normal((4, 3)).astype(np.float32),
+                                             "n": np.int32(5)},
+        "tf.TensorArray in a tf.function: TensorListSplit, TensorListConcatV2, "
+        "TensorListFromTensor, TensorListScatterIntoExistingList, writes in a While, gather")
+
 
 # ---- Keras recurrent layers (issue 12): While + TensorList, functional and lowered ------
 

@@ -171,16 +171,133 @@ TEST_CASE("List errors name the index, the dtypes or the unknown shape as TF doe
   CHECK(absl::StrContains(unknown.status().message(),
                           "Trying to read an uninitialized tensor but element_shape is not "
                           "fully defined"));
+  // FromTensor keeps the requested (unknown) element shape, as TF's does, so only a list
+  // with a known element shape refuses an item of another shape.
+  auto shaped = OpTester("TensorListReserve", Registry()).Attr("element_dtype", DT_FLOAT)
+                    .Attr("shape_type", DT_INT32).Input(Shape({2})).Input(I32(3)).RunOne();
+  REQUIRE(shaped.ok());
   auto wrong_shape = OpTester("TensorListSetItem", Registry())
                          .Attr("element_dtype", DT_FLOAT)
-                         .Input(list)
+                         .Input(*shaped)
                          .Input(I32(0))
                          .Input(Vec<float>({1, 2, 3}))
                          .RunOne();
   CHECK(absl::StrContains(wrong_shape.status().message(),
                           "Tried to set an item with incompatible shape [3]"));
+  auto any_shape = OpTester("TensorListSetItem", Registry()).Attr("element_dtype", DT_FLOAT)
+                       .Input(list).Input(I32(0)).Input(Vec<float>({1, 2, 3})).RunOne();
+  CHECK(any_shape.ok());
   auto not_a_list = GetItem(Vec<float>({1}), 0);
   CHECK(absl::StrContains(not_a_list.status().message(), "must be a scalar variant"));
+}
+
+// ---- Split, Concat, Scatter (list_scatter_concat_kernels.cc); values and texts from
+// tf.raw_ops in TF 2.21.
+
+Tensor Reserve(Tensor shape, int n, DataType dtype = DT_FLOAT) {
+  auto out = OpTester("TensorListReserve", Registry()).Attr("element_dtype", dtype)
+                 .Attr("shape_type", DT_INT32).Input(shape).Input(I32(n)).RunOne();
+  REQUIRE(out.ok());
+  return *out;
+}
+
+absl::StatusOr<Tensor> Split(const Tensor& t, std::vector<int64_t> lengths) {
+  return OpTester("TensorListSplit", Registry()).Attr("element_dtype", t.dtype())
+      .Attr("shape_type", DT_INT32).Input(t).Input(Shape({-1, 2})).Input(Vec<int64_t>(lengths))
+      .RunOne();
+}
+
+absl::StatusOr<std::vector<Tensor>> ConcatV2(const Tensor& list, Tensor shape,
+                                             std::vector<int64_t> leading = {}) {
+  return OpTester("TensorListConcatV2", Registry()).Attr("element_dtype", DT_FLOAT)
+      .Attr("shape_type", DT_INT32).Input(list).Input(shape).Input(Vec<int64_t>(leading)).Run();
+}
+
+Tensor Rows3() { return Filled<float>({3, 2}, {1, 2, 3, 4, 5, 6}); }
+
+TEST_CASE("TensorListSplit and TensorListConcatV2 round trip", "[list]") {
+  auto list = Split(Rows3(), {1, 2});
+  REQUIRE(list.ok());
+  auto second = GetItem(*list, 1);
+  REQUIRE(second.ok());
+  CHECK(DimsOf(*second) == std::vector<int64_t>{2, 2});
+  auto joined = ConcatV2(*list, Shape({-1, 2}));
+  REQUIRE(joined.ok());
+  CHECK(Values<float>((*joined)[0]) == std::vector<float>{1, 2, 3, 4, 5, 6});
+  CHECK(Values<int64_t>((*joined)[1]) == std::vector<int64_t>{1, 2});
+  auto v1 = OpTester("TensorListConcat", Registry()).Attr("element_dtype", DT_FLOAT)
+                .Input(*list).Run();
+  REQUIRE(v1.ok());
+  CHECK(Values<int64_t>((*v1)[1]) == std::vector<int64_t>{1, 2});
+
+  CHECK(Split(Rows3(), {1, 1}).status().message() ==
+        "Unused values in tensor. Length of tensor: 3 Values used: 2");
+  CHECK(Split(Rows3(), {2, 2}).status().message() ==
+        "Attempting to slice [2, 4] from tensor with length 3");
+  CHECK(Split(Filled<float>({}, {1}), {1}).status().message() ==
+        "Tensor must be at least a vector, but saw shape: []");
+}
+
+TEST_CASE("TensorListConcatV2 fills unset elements as TF does", "[list]") {
+  const Tensor reserved = Reserve(Shape({-1, 2}), 2);
+  CHECK(ConcatV2(reserved, Shape({-1, 2})).status().message() ==
+        "List contains uninitialized tensor at index 0 but leading_dims has only 0 elements.");
+  auto led = ConcatV2(reserved, Shape({-1, 2}), {1, 3});
+  REQUIRE(led.ok());
+  CHECK(DimsOf((*led)[0]) == std::vector<int64_t>{4, 2});
+  CHECK(Values<int64_t>((*led)[1]) == std::vector<int64_t>{1, 3});
+  auto known = ConcatV2(Reserve(Shape({2, 2}), 2), UnknownShape());
+  REQUIRE(known.ok());
+  CHECK(Values<float>((*known)[0]) == std::vector<float>(8, 0));
+  CHECK(Values<int64_t>((*known)[1]) == std::vector<int64_t>{2, 2});
+
+  const Tensor empty = Reserve(UnknownShape(), 0);
+  CHECK(ConcatV2(empty, UnknownShape()).status().message() ==
+        "All except the first dimension must be fully defined when concating an empty tensor "
+        "list. element_shape: <unknown>");
+  auto empty_known = ConcatV2(Reserve(Shape({-1, 2}), 0), Shape({-1, 2}));
+  REQUIRE(empty_known.ok());
+  CHECK(DimsOf((*empty_known)[0]) == std::vector<int64_t>{0, 2});
+  CHECK(ConcatV2(FromTensor(Vec<float>({1, 2})), UnknownShape()).status().message() ==
+        "Concat saw a scalar shape at index 0 but requires at least vectors.");
+}
+
+absl::StatusOr<Tensor> Scatter(std::vector<int32_t> indices, int num_elements = -2) {
+  OpTester t(num_elements == -2 ? "TensorListScatter" : "TensorListScatterV2", Registry());
+  t.Attr("element_dtype", DT_FLOAT).Attr("shape_type", DT_INT32).Input(Rows3())
+      .Input(Vec<int32_t>(indices)).Input(Shape({2}));
+  if (num_elements != -2) t.Input(I32(num_elements));
+  return t.RunOne();
+}
+
+TEST_CASE("TensorListScatter, V2 and into an existing list", "[list]") {
+  auto list = Scatter({3, 0, 1});
+  REQUIRE(list.ok());
+  auto stacked = Stack(*list);
+  REQUIRE(stacked.ok());
+  CHECK(Values<float>(*stacked) == std::vector<float>{3, 4, 5, 6, 0, 0, 1, 2});
+  auto v2 = Scatter({3, 0, 1}, 6);
+  REQUIRE(v2.ok());
+  CHECK(v2->data<Variant>()[0].get<TensorList>()->tensors.size() == 6);
+  CHECK(Scatter({3, 0, 1}, 2).status().message() ==
+        "TensorListScatter: Trying to scatter at index 3 in list with size 2");
+  CHECK(Scatter({-1, 0, 1}).status().message() ==
+        "Indices in TensorListScatter must all be non-negative.");
+  CHECK(Scatter({0, 1}).status().message() ==
+        "Invalid number of rows in input tensor. Expected: 2 Actual: 3");
+  auto repeated = Stack(*Scatter({0, 0, 1}));  // the last write wins
+  REQUIRE(repeated.ok());
+  CHECK(Values<float>(*repeated) == std::vector<float>{3, 4, 5, 6});
+
+  auto into = [](const Tensor& list, std::vector<int32_t> indices) {
+    return OpTester("TensorListScatterIntoExistingList", Registry()).Attr("element_dtype", DT_FLOAT)
+        .Input(list).Input(Rows3()).Input(Vec<int32_t>(indices)).RunOne();
+  };
+  auto existing = into(Reserve(Shape({2}), 4), {3, 0, 1});
+  REQUIRE(existing.ok());
+  CHECK(Values<float>(*Stack(*existing)) == std::vector<float>{3, 4, 5, 6, 0, 0, 1, 2});
+  CHECK(into(Reserve(Shape({2}), 2, DT_INT32), {1, 0, 1}).status().message() ==
+        "Invalid data types; input tensor type: float list element_type: int32");
 }
 
 }  // namespace
