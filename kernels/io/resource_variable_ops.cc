@@ -1,6 +1,6 @@
 // TF 2 resource variable kernels: VarHandleOp, ReadVariableOp, AssignVariableOp,
-// AssignAddVariableOp, AssignSubVariableOp, VarIsInitializedOp, VariableShape,
-// ResourceGather and DestroyResourceOp.
+// AssignAddVariableOp, AssignSubVariableOp, ResourceApplyGradientDescent,
+// VarIsInitializedOp, VariableShape, ResourceGather and DestroyResourceOp.
 //
 // A handle is a scalar DT_RESOURCE tensor holding TF's ResourceHandleProto (device,
 // container, name, dtype and shape); the value lives in the device's VariableStore
@@ -19,6 +19,7 @@
 #include "kernels/cpu/array_util.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/io/register_io_kernels.h"
+#include "kernels/io/variable_update.h"
 #include "runtime/variable_store.h"
 
 namespace dflow {
@@ -145,52 +146,67 @@ class AssignVariableOp : public CheapOpKernel {
   bool validate_shape_ = false;
 };
 
-// var += kSign * delta, copy-on-write.
-template <int kSign>
-class AssignUpdateVariableOp : public CheapOpKernel {
+// var += scale * delta (variable_update.h): AssignAddVariableOp (1),
+// AssignSubVariableOp (-1) and ResourceApplyGradientDescent (-alpha).
+class ResourceUpdateOp : public CheapOpKernel {
  public:
-  explicit AssignUpdateVariableOp(OpKernelConstruction* ctx) : CheapOpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("dtype", &dtype_));
+  explicit ResourceUpdateOp(OpKernelConstruction* ctx) : CheapOpKernel(ctx) {
+    if (ctx->HasAttr("dtype")) OP_REQUIRES_OK(ctx, ctx->GetAttr("dtype", &dtype_));
+    if (ctx->HasAttr("T")) OP_REQUIRES_OK(ctx, ctx->GetAttr("T", &dtype_));
   }
   void Compute(OpKernelContext* ctx) override {
+    OP_ASSIGN_OR_RETURN(ctx, const double scale, Scale(*ctx));
     OP_ASSIGN_OR_RETURN(ctx, std::shared_ptr<ResourceVariable> var,
                         ExistingVariable(*ctx, dtype_, "add to"));
-    const Tensor& delta = ctx->input(1);
-    Tensor old;
+    const Tensor& delta = ctx->input(DeltaIndex());
     absl::MutexLock lock(&var->mu);
     OP_REQUIRES(ctx, var->value.IsInitialized(),
                 NotFound(ctx->input(0).scalar<ResourceHandleProto>()));
-    OP_REQUIRES(ctx, var->value.shape() == delta.shape(),
-                absl::InvalidArgumentError(absl::StrCat(
-                    "Cannot update variable with shape ", var->value.shape().DebugString(),
-                    " using a Tensor with shape ", delta.shape().DebugString(),
-                    ", shapes must be equal.")));
-    // In place only when the variable holds the sole reference (checked before `target`
-    // takes one) and delta is another buffer.
-    const bool in_place = var->value.IsSoleOwner() && !var->value.SharesBufferWith(delta);
-    Tensor target = var->value;
-    if (!in_place) {
-      OP_ASSIGN_OR_RETURN(ctx, target, Tensor::Allocate(ctx->allocator(), dtype_,
-                                                        var->value.shape()));
-    }
-    bool supported = false;
-    DispatchNumeric(dtype_, [&](auto zero) {
-      using T = decltype(zero);
-      if constexpr (!std::is_same_v<T, bool>) {
-        const T* a = var->value.data<T>();
-        const T* d = delta.data<T>();
-        T* o = target.data<T>();
-        for (int64_t i = 0; i < delta.NumElements(); ++i) o[i] = kSign > 0 ? a[i] + d[i] : a[i] - d[i];
-        supported = true;
-      }
-    });
-    OP_REQUIRES(ctx, supported, KernelError(*ctx, "unsupported dtype ", DataTypeString(dtype_)));
-    old = std::move(var->value);
-    var->value = std::move(target);
+    OP_REQUIRES_OK(ctx, CheckShapes(var->value, delta));
+    OP_REQUIRES_OK(ctx, AddScaled(ctx, scale, delta, &var->value));
+  }
+
+ protected:
+  virtual int DeltaIndex() const { return 1; }
+  virtual absl::StatusOr<double> Scale(const OpKernelContext& ctx) const = 0;
+  virtual absl::Status CheckShapes(const Tensor& var, const Tensor& delta) const {
+    if (var.shape() == delta.shape()) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Cannot update variable with shape ", var.shape().DebugString(),
+        " using a Tensor with shape ", delta.shape().DebugString(), ", shapes must be equal."));
   }
 
  private:
   DataType dtype_ = DT_INVALID;
+};
+
+template <int kSign>
+class AssignUpdateVariableOp : public ResourceUpdateOp {
+ public:
+  using ResourceUpdateOp::ResourceUpdateOp;
+
+ protected:
+  absl::StatusOr<double> Scale(const OpKernelContext&) const override { return kSign; }
+};
+
+// ResourceApplyGradientDescent(var, alpha, delta): var -= alpha * delta.
+class ResourceApplyGradientDescentOp : public ResourceUpdateOp {
+ public:
+  using ResourceUpdateOp::ResourceUpdateOp;
+  bool IsExpensive() const override { return true; }
+
+ protected:
+  int DeltaIndex() const override { return 2; }
+  absl::StatusOr<double> Scale(const OpKernelContext& ctx) const override {
+    DFLOW_ASSIGN_OR_RETURN(const double alpha, ScalarAsDouble(ctx.input(1), "alpha"));
+    return -alpha;
+  }
+  absl::Status CheckShapes(const Tensor& var, const Tensor& delta) const override {
+    if (var.shape() == delta.shape()) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat("var and delta do not have the same shape",
+                                                   var.shape().DebugString(), " ",
+                                                   delta.shape().DebugString()));
+  }
 };
 
 class VarIsInitializedOp : public CheapOpKernel {
@@ -303,6 +319,8 @@ absl::Status RegisterResourceVariableKernels(KernelRegistry* registry) {
       registry->Register<AssignUpdateVariableOp<1>>(CpuKernel("AssignAddVariableOp")));
   DFLOW_RETURN_IF_ERROR(
       registry->Register<AssignUpdateVariableOp<-1>>(CpuKernel("AssignSubVariableOp")));
+  DFLOW_RETURN_IF_ERROR(registry->Register<ResourceApplyGradientDescentOp>(
+      CpuKernel("ResourceApplyGradientDescent")));
   DFLOW_RETURN_IF_ERROR(registry->Register<VarIsInitializedOp>(CpuKernel("VarIsInitializedOp")));
   DFLOW_RETURN_IF_ERROR(registry->Register<VariableShapeOp>(CpuKernel("VariableShape")));
   DFLOW_RETURN_IF_ERROR(registry->Register<ResourceGatherOp>(CpuKernel("ResourceGather")));

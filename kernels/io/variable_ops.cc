@@ -15,6 +15,7 @@
 #include "graph/status_macros.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/io/register_io_kernels.h"
+#include "kernels/io/variable_update.h"
 #include "runtime/variable_store.h"
 
 namespace dflow {
@@ -104,9 +105,8 @@ class AssignOp : public CheapOpKernel {
   bool validate_shape_ = true;
 };
 
-// var += scale * delta: AssignAdd (scale 1), AssignSub (-1) and ApplyGradientDescent
-// (-alpha; negation is exact, so this is TF's var - alpha * delta bit for bit): the
-// shared checks and the copy-on-write update.
+// var += scale * delta (variable_update.h): AssignAdd (scale 1), AssignSub (-1) and
+// ApplyGradientDescent (-alpha), on the variable's ref slot.
 class UpdateOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -122,19 +122,7 @@ class UpdateOp : public OpKernel {
                   absl::FailedPreconditionError(
                       absl::StrCat("Attempting to use uninitialized value ", slot->name())));
       OP_REQUIRES_OK(ctx, CheckShapes(*ctx, *value, delta));
-      Tensor target = *value;
-      if (!value->IsSoleOwner() || target.SharesBufferWith(delta)) {
-        OP_ASSIGN_OR_RETURN(ctx, target, Tensor::Allocate(ctx->allocator(), value->dtype(),
-                                                          value->shape()));
-      }
-      const bool ok = DispatchNumeric(value->dtype(), [&](auto zero) {
-        using T = decltype(zero);
-        if constexpr (!std::is_same_v<T, bool>) Apply<T>(*value, delta, scale, &target);
-      });
-      OP_REQUIRES(ctx, ok && value->dtype() != DT_BOOL,
-                  KernelError(*ctx, "unsupported dtype ", DataTypeString(value->dtype())));
-      Tensor old = std::move(*value);
-      *value = std::move(target);
+      OP_REQUIRES_OK(ctx, AddScaled(ctx, scale, delta, value));
     }
     ctx->set_output_ref(0, slot);
   }
@@ -145,23 +133,6 @@ class UpdateOp : public OpKernel {
   virtual absl::StatusOr<double> Scale(const OpKernelContext& ctx) const = 0;
   virtual absl::Status CheckShapes(const OpKernelContext& ctx, const Tensor& var,
                                    const Tensor& delta) const = 0;
-
- private:
-  template <typename T>
-  static void Apply(const Tensor& var, const Tensor& delta, double scale, Tensor* out) {
-    const T* a = var.data<T>();
-    const T* d = delta.data<T>();
-    T* o = out->data<T>();
-    const T s = static_cast<T>(scale);
-    const int64_t n = var.NumElements();
-    if (scale == 1) {
-      for (int64_t i = 0; i < n; ++i) o[i] = a[i] + d[i];
-    } else if (scale == -1) {
-      for (int64_t i = 0; i < n; ++i) o[i] = a[i] - d[i];
-    } else {
-      for (int64_t i = 0; i < n; ++i) o[i] = a[i] + s * d[i];
-    }
-  }
 };
 
 template <int kSign>
@@ -191,15 +162,8 @@ class ApplyGradientDescentOp : public UpdateOp {
  protected:
   int DeltaIndex() const override { return 2; }
   absl::StatusOr<double> Scale(const OpKernelContext& ctx) const override {
-    const Tensor& alpha = ctx.input(1);
-    if (alpha.shape().dims() != 0) {
-      return KernelError(ctx, "alpha is not a scalar: ", alpha.shape().DebugString());
-    }
-    double value = 0;
-    DispatchNumeric(alpha.dtype(), [&](auto zero) {
-      value = static_cast<double>(alpha.scalar<decltype(zero)>());
-    });
-    return -value;
+    DFLOW_ASSIGN_OR_RETURN(const double alpha, ScalarAsDouble(ctx.input(1), "alpha"));
+    return -alpha;
   }
   absl::Status CheckShapes(const OpKernelContext& ctx, const Tensor& var,
                            const Tensor& delta) const override {

@@ -3,7 +3,9 @@
 // the loss, its summary, the accuracy count and three GradientDescent steps agree with
 // TensorFlow's own run on the same batch (values from TF 2.21: import_meta_graph +
 // saver.restore, fed the first 100 MNIST test digits).
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -104,6 +106,95 @@ TEST_CASE("the MNIST training graph trains as in TensorFlow", "[session][trainin
     CHECK(biases[i] != biases0[i]);
     CHECK(biases[i] == Approx(want_biases[i]).margin(1e-6));
   }
+}
+
+// ---- A TF 1 training graph on resource variables (tests/data/tf2_21/resource_training.py):
+// TF 2.21's Saver wrote its MetaGraph and a checkpoint after two GradientDescent steps.
+
+constexpr char kResourceDir[] = "tests/data/tf2_21/resource_training/";
+
+std::vector<std::pair<std::string, Tensor>> ResourceBatch() {
+  static CpuAllocator allocator;
+  const std::vector<float> x = {
+      -0.068861194f, -0.686965585f, -0.788486779f, 1.07600689f,  -0.0105241667f, -0.455652624f,
+      -0.0386614688f, -2.62149644f, -0.823239863f, -1.54276562f, 0.454512417f,  -0.392098427f,
+      0.956822574f,  0.380928278f,  -1.22445643f,  0.164489031f, -0.708890975f, -0.144882813f,
+      0.203506127f,  -0.691593111f, 0.794394553f,  0.195977166f, -0.0300410651f, -1.40594506f,
+      -0.463199675f, -0.727078915f, 0.939202726f,  2.33411312f,  0.0676031113f, -2.17602539f,
+      -1.222368f,    0.904410183f};
+  const std::vector<int32_t> labels = {0, 2, 1, 1, 0, 2, 2, 1};
+  Tensor xs = *Tensor::Allocate(&allocator, DT_FLOAT, TensorShape({8, 4}));
+  std::copy(x.begin(), x.end(), xs.flat<float>().begin());
+  Tensor ys = *Tensor::Allocate(&allocator, DT_INT32, TensorShape({8}));
+  std::copy(labels.begin(), labels.end(), ys.flat<int32_t>().begin());
+  return {{"x:0", xs}, {"labels:0", ys}};
+}
+
+std::vector<Tensor> FetchResource(Session& session, const std::vector<std::string>& fetches,
+                                  const std::vector<std::string>& targets = {}) {
+  std::vector<Tensor> outputs;
+  absl::Status status = session.Run(ResourceBatch(), fetches, targets, &outputs);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  return outputs;
+}
+
+const std::vector<std::string> kResourceVariables = {"model/w/Read/ReadVariableOp:0",
+                                                     "model/b/Read/ReadVariableOp:0",
+                                                     "global_step/Read/ReadVariableOp:0"};
+
+TEST_CASE("a resource-variable training graph restores, trains and saves as TensorFlow",
+          "[session][training]") {
+  absl::StatusOr<SavedModelBundle> bundle = LoadMetaGraphWithCheckpoint(
+      std::string(kResourceDir) + "model.meta", std::string(kResourceDir) + "model.ckpt-2");
+  INFO(bundle.status().ToString());
+  REQUIRE(bundle.ok());
+  Session& session = *bundle->session;
+  CHECK(FetchResource(session, {"loss:0"})[0].scalar<float>() == Approx(0.977748275).epsilon(1e-6));
+  // TF's loss after each of three ResourceApplyGradientDescent steps (learning rate 0.5).
+  for (double want : {0.933262229, 0.896673083, 0.865370512}) {
+    FetchResource(session, {}, {"train"});
+    CHECK(FetchResource(session, {"loss:0"})[0].scalar<float>() == Approx(want).epsilon(1e-6));
+  }
+  const std::vector<Tensor> trained = FetchResource(session, kResourceVariables);
+  const std::vector<float> want_w = {-0.652866662f, 1.14548087f,  -0.387906909f, 0.48349604f,
+                                     -0.40428108f,  0.0989292413f, -0.34871459f, -0.320785165f,
+                                     0.512993574f,  -0.163723469f, -0.0196584165f, -0.54934442f};
+  const std::vector<float> want_b = {0.0354030766f, -0.0695712417f, 0.0341681764f};
+  for (size_t i = 0; i < want_w.size(); ++i) {
+    CHECK(trained[0].flat<float>()[i] == Approx(want_w[i]).margin(1e-6));
+  }
+  for (size_t i = 0; i < want_b.size(); ++i) {
+    CHECK(trained[1].flat<float>()[i] == Approx(want_b[i]).margin(1e-6));
+  }
+  CHECK(trained[2].scalar<int64_t>() == 5);
+
+  // The saver's save op writes a V2 checkpoint of the resource variables (through
+  // ReadVariableOp into SaveV2); a fresh session restores exactly what was trained.
+  const std::string prefix = std::string(std::getenv("TEST_TMPDIR")) + "/resource_saved";
+  static CpuAllocator allocator;
+  Tensor filename = *Tensor::Allocate(&allocator, DT_STRING, TensorShape());
+  filename.scalar<std::string>() = prefix;
+  std::vector<Tensor> saved;
+  absl::Status save = session.Run({{bundle->meta_graph_def.saver_def().filename_tensor_name(),
+                                    filename}},
+                                  {bundle->meta_graph_def.saver_def().save_tensor_name()}, {},
+                                  &saved);
+  INFO(save.ToString());
+  REQUIRE(save.ok());
+  CHECK(saved[0].scalar<std::string>() == prefix);
+  absl::StatusOr<SavedModelBundle> reloaded =
+      LoadMetaGraphWithCheckpoint(std::string(kResourceDir) + "model.meta", prefix);
+  INFO(reloaded.status().ToString());
+  REQUIRE(reloaded.ok());
+  const std::vector<Tensor> restored = FetchResource(*reloaded->session, kResourceVariables);
+  for (int v = 0; v < 2; ++v) {
+    REQUIRE(restored[v].NumElements() == trained[v].NumElements());
+    for (int64_t i = 0; i < trained[v].NumElements(); ++i) {
+      CHECK(restored[v].flat<float>()[i] == trained[v].flat<float>()[i]);
+    }
+  }
+  CHECK(restored[2].scalar<int64_t>() == 5);
 }
 
 }  // namespace
