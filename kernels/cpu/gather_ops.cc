@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "graph/status_macros.h"
 #include "kernels/cpu/array_util.h"
+#include "kernels/cpu/gather.h"
 #include "kernels/cpu/register_cpu_kernels.h"
 
 namespace dflow {
@@ -39,6 +40,38 @@ void GatherRows(OpKernelContext* ctx, const Tensor& params, const std::vector<in
   });
 }
 
+}  // namespace
+
+absl::Status GatherIntoOutput(OpKernelContext* ctx, const Tensor& params, const Tensor& indices_t,
+                              int axis) {
+  const int rank = params.shape().dims();
+  const int64_t limit = params.shape().dim_size(axis);
+  const std::vector<int64_t> indices = ReadIndices(indices_t);
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] < 0 || indices[i] >= limit) {
+      return KernelError(*ctx, "indices", IndexString(indices_t.shape(), i), " = ", indices[i],
+                         " is not in [0, ", limit, ")");
+    }
+  }
+  std::vector<int64_t> dims(params.shape().dim_sizes().begin(),
+                            params.shape().dim_sizes().begin() + axis);
+  dims.insert(dims.end(), indices_t.shape().dim_sizes().begin(),
+              indices_t.shape().dim_sizes().end());
+  dims.insert(dims.end(), params.shape().dim_sizes().begin() + axis + 1,
+              params.shape().dim_sizes().end());
+  DFLOW_ASSIGN_OR_RETURN(const TensorShape shape, OutputShape(*ctx, dims));
+  DFLOW_ASSIGN_OR_RETURN(Tensor * output, ctx->allocate_output(0, shape));
+  if (output->NumElements() == 0) return absl::OkStatus();
+  const bool copyable = DispatchByElementSize(params.dtype(), [&](auto zero) {
+    GatherRows<decltype(zero)>(ctx, params, indices, DimProduct(params.shape(), 0, axis), limit,
+                               DimProduct(params.shape(), axis + 1, rank), *output);
+  });
+  if (copyable) return absl::OkStatus();
+  return KernelError(*ctx, "cannot gather elements of ", DataTypeString(params.dtype()));
+}
+
+namespace {
+
 // GatherV2(params, indices, axis) and Gather(params, indices).
 template <bool kHasAxis>
 class GatherOp : public OpKernel {
@@ -67,26 +100,7 @@ class GatherOp : public OpKernel {
     OP_REQUIRES(ctx, axis.has_value(),
                 KernelError(*ctx, "Expected axis in the range [", -rank, ", ", rank,
                             "), but got ", axis_value));
-    const int64_t limit = params.shape().dim_size(*axis);
-    const std::vector<int64_t> indices = ReadIndices(indices_t);
-    for (size_t i = 0; i < indices.size(); ++i) {
-      OP_REQUIRES(ctx, indices[i] >= 0 && indices[i] < limit,
-                  KernelError(*ctx, "indices", IndexString(indices_t.shape(), i), " = ",
-                              indices[i], " is not in [0, ", limit, ")"));
-    }
-    std::vector<int64_t> dims(params.shape().dim_sizes().begin(),
-                              params.shape().dim_sizes().begin() + *axis);
-    dims.insert(dims.end(), indices_t.shape().dim_sizes().begin(),
-                indices_t.shape().dim_sizes().end());
-    dims.insert(dims.end(), params.shape().dim_sizes().begin() + *axis + 1,
-                params.shape().dim_sizes().end());
-    OP_ASSIGN_OR_RETURN(ctx, const TensorShape shape, OutputShape(*ctx, dims));
-    OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, shape));
-    if (output->NumElements() == 0) return;
-    DispatchByElementSize(params.dtype(), [&](auto zero) {
-      GatherRows<decltype(zero)>(ctx, params, indices, DimProduct(params.shape(), 0, *axis),
-                                 limit, DimProduct(params.shape(), *axis + 1, rank), *output);
-    });
+    OP_REQUIRES_OK(ctx, GatherIntoOutput(ctx, params, indices_t, *axis));
   }
 
  private:

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
 #include "kernels/cpu/array_util.h"
+#include "kernels/cpu/gather.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/io/register_io_kernels.h"
 #include "kernels/io/variable_update.h"
@@ -266,27 +267,7 @@ class ResourceGatherOp : public OpKernel {
     OP_REQUIRES(ctx, params.IsInitialized(), NotFound(ctx->input(0).scalar<ResourceHandleProto>()));
     OP_REQUIRES(ctx, params.shape().dims() >= 1,
                 KernelError(*ctx, "params must be at least 1 dimensional"));
-    const Tensor& indices = ctx->input(1);
-    const int64_t rows = params.shape().dim_size(0);
-    const int64_t row_elems = rows == 0 ? 0 : params.NumElements() / rows;
-    std::vector<int64_t> out_dims(indices.shape().dim_sizes().begin(),
-                                  indices.shape().dim_sizes().end());
-    for (int d = 1; d < params.shape().dims(); ++d) out_dims.push_back(params.shape().dim_size(d));
-    OP_ASSIGN_OR_RETURN(ctx, Tensor * out,
-                        ctx->allocate_output(0, TensorShape(absl::MakeConstSpan(out_dims))));
-    const size_t element = DataTypeSize(dtype_);
-    OP_REQUIRES(ctx, element > 0, KernelError(*ctx, "unsupported dtype ", DataTypeString(dtype_)));
-    const char* src = static_cast<const char*>(params.raw_data());
-    char* dst = static_cast<char*>(out->raw_data());
-    for (int64_t i = 0; i < indices.NumElements(); ++i) {
-      const int64_t index = indices.dtype() == DT_INT64 ? indices.data<int64_t>()[i]
-                                                        : indices.data<int32_t>()[i];
-      OP_REQUIRES(ctx, index >= 0 && index < rows,
-                  absl::InvalidArgumentError(absl::StrCat("indices[", i, "] = ", index,
-                                                          " is not in [0, ", rows, ")")));
-      std::memcpy(dst + i * row_elems * element, src + index * row_elems * element,
-                  row_elems * element);
-    }
+    OP_REQUIRES_OK(ctx, GatherIntoOutput(ctx, params, ctx->input(1), 0));
   }
 
  private:
