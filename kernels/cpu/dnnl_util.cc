@@ -188,9 +188,9 @@ absl::StatusOr<Activation> FusedActivation(const std::vector<std::string>& fused
   return *activation;
 }
 
-absl::StatusOr<std::shared_ptr<const Primitive>> MakePrimitive(const_dnnl_op_desc_t op_desc,
-                                                               dnnl_engine_t engine,
-                                                               const Activation& activation) {
+absl::StatusOr<std::shared_ptr<const Primitive>> MakePrimitive(
+    const_dnnl_op_desc_t op_desc, dnnl_engine_t engine, const Activation& activation,
+    const_dnnl_primitive_desc_t hint) {
   // Primitives size their work split by the creating thread's OpenMP team.
   UseOneOpenMPThread();
   dnnl_primitive_attr_t raw_attr = nullptr;
@@ -207,7 +207,7 @@ absl::StatusOr<std::shared_ptr<const Primitive>> MakePrimitive(const_dnnl_op_des
   }
   auto p = std::make_shared<Primitive>();
   dnnl_primitive_desc_t pd = nullptr;
-  status = DnnlStatus(dnnl_primitive_desc_create(&pd, op_desc, attr.get(), engine, nullptr),
+  status = DnnlStatus(dnnl_primitive_desc_create(&pd, op_desc, attr.get(), engine, hint),
                       "dnnl_primitive_desc_create");
   if (!status.ok()) return status;
   p->pd.reset(pd);

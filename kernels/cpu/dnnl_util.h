@@ -107,10 +107,10 @@ absl::StatusOr<Activation> FusedActivation(const std::vector<std::string>& fused
 
 // Creates the primitive for `op_desc` (a dnnl_*_desc_t) on `engine`, on the calling
 // thread with a 1-thread OpenMP team, with a user scratchpad and `activation` applied
-// to its output.
-absl::StatusOr<std::shared_ptr<const Primitive>> MakePrimitive(const_dnnl_op_desc_t op_desc,
-                                                               dnnl_engine_t engine,
-                                                               const Activation& activation = {});
+// to its output. Backward primitives pass their forward primitive's descriptor as `hint`.
+absl::StatusOr<std::shared_ptr<const Primitive>> MakePrimitive(
+    const_dnnl_op_desc_t op_desc, dnnl_engine_t engine, const Activation& activation = {},
+    const_dnnl_primitive_desc_t hint = nullptr);
 
 // One argument of an execution: `data` laid out as `md`.
 struct ExecArg {

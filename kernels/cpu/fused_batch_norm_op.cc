@@ -25,31 +25,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
+#include "kernels/cpu/channel_view.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/register_cpu_kernels.h"
 #include "runtime/kernel_registry.h"
 
 namespace dflow {
 namespace {
-
-// x seen as [outer, channels, inner]: channels last is [N*spatial, C, 1], channels
-// second [N, C, spatial].
-struct ChannelView {
-  int64_t outer = 0, channels = 0, inner = 0;
-
-  int64_t PerChannel() const { return outer * inner; }  // elements of one channel
-};
-
-ChannelView ViewOf(const TensorShape& x, bool channels_last) {
-  const int axis = channels_last ? x.dims() - 1 : 1;
-  ChannelView v{1, x.dim_size(axis), 1};
-  if (x.num_elements() == 0) return {0, v.channels, 0};  // products of huge dims overflow
-  for (int i = 0; i < x.dims(); ++i) {
-    if (i < axis) v.outer *= x.dim_size(i);
-    if (i > axis) v.inner *= x.dim_size(i);
-  }
-  return v;
-}
 
 // The per-channel affine map the op applies: y = (x - mean) * factor + offset.
 struct ChannelAffine {

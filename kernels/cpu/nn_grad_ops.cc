@@ -1,5 +1,5 @@
 // Kernels a TF 1.x training step needs besides the forward ops: the sparse softmax
-// cross-entropy loss (with its backprop), ReluGrad, BiasAddGrad, BroadcastGradientArgs (the reduction
+// cross-entropy loss (with its backprop) and the dense one, L2Loss, ReluGrad, BiasAddGrad, BroadcastGradientArgs (the reduction
 // indices of a broadcasting op's gradient) and InTopKV2 (the accuracy of an eval step).
 // Each follows TF's CPU kernel, errors included.
 #include <algorithm>
@@ -85,6 +85,68 @@ class SparseSoftmaxXentOp : public OpKernel {
                        " which is outside the valid range of [0, ", classes,
                        ").  Label values: ",
                        absl::StrJoin(values, values + labels.NumElements(), " "));
+  }
+};
+
+// ---------------------------------------------------------------------------------
+// SoftmaxCrossEntropyWithLogits (dense labels, same [batch, classes] shape): TF's
+// XentEigenImpl order: shifted = f - max, loss = sum(labels * (log(sum(exp(shifted))) -
+// shifted)), backprop = exp(shifted) / sum - labels.
+
+template <typename T>
+class SoftmaxXentOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& logits = ctx->input(0);
+    const Tensor& labels = ctx->input(1);
+    OP_REQUIRES(ctx, logits.shape() == labels.shape(),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "logits and labels must be broadcastable: logits_size=",
+                    logits.shape().DebugString(), " labels_size=", labels.shape().DebugString())));
+    OP_REQUIRES(ctx, logits.shape().dims() == 2,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "logits and labels must be either 2-dimensional, or broadcasted to be "
+                    "2-dimensional")));
+    const int64_t batch = logits.shape().dim_size(0), classes = logits.shape().dim_size(1);
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * loss, ctx->allocate_output(0, TensorShape({batch})));
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * backprop, ctx->allocate_output(1, logits.shape()));
+    const T* f = logits.data<T>();
+    const T* y = labels.data<T>();
+    T* l = loss->data<T>();
+    T* b = backprop->data<T>();
+    ParallelForElements(ctx, batch, classes * 30, [&](int64_t first, int64_t end) {
+      for (int64_t r = first; r < end; ++r) {
+        const T* fr = f + r * classes;
+        const T* yr = y + r * classes;
+        T* br = b + r * classes;
+        const T max = classes > 0 ? *std::max_element(fr, fr + classes) : T(0);
+        T sum = 0;
+        for (int64_t c = 0; c < classes; ++c) sum += std::exp(fr[c] - max);
+        const T log_sum = std::log(sum);
+        T total = 0;
+        for (int64_t c = 0; c < classes; ++c) {
+          const T shifted = fr[c] - max;
+          total += yr[c] * (log_sum - shifted);
+          br[c] = std::exp(shifted) / sum - yr[c];
+        }
+        l[r] = total;
+      }
+    });
+  }
+};
+
+// L2Loss(t) = sum(t^2) / 2, summed in double.
+template <typename T>
+class L2LossOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& t = ctx->input(0);
+    double sum = 0;
+    for (T v : t.flat<T>()) sum += static_cast<double>(v) * static_cast<double>(v);
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, TensorShape()));
+    out->scalar<T>() = static_cast<T>(sum / 2);
   }
 };
 
@@ -290,6 +352,14 @@ absl::Status RegisterNnGradKernels(KernelRegistry* registry) {
       CpuKernel("ReluGrad").TypeConstraint("T", {DT_FLOAT})));
   DFLOW_RETURN_IF_ERROR(registry->Register<ReluGradOp<double>>(
       CpuKernel("ReluGrad").TypeConstraint("T", {DT_DOUBLE})));
+  DFLOW_RETURN_IF_ERROR(registry->Register<SoftmaxXentOp<float>>(
+      CpuKernel("SoftmaxCrossEntropyWithLogits").TypeConstraint("T", {DT_FLOAT})));
+  DFLOW_RETURN_IF_ERROR(registry->Register<SoftmaxXentOp<double>>(
+      CpuKernel("SoftmaxCrossEntropyWithLogits").TypeConstraint("T", {DT_DOUBLE})));
+  DFLOW_RETURN_IF_ERROR(registry->Register<L2LossOp<float>>(
+      CpuKernel("L2Loss").TypeConstraint("T", {DT_FLOAT})));
+  DFLOW_RETURN_IF_ERROR(registry->Register<L2LossOp<double>>(
+      CpuKernel("L2Loss").TypeConstraint("T", {DT_DOUBLE})));
   DFLOW_RETURN_IF_ERROR(registry->Register<BiasAddGradOp<float>>(
       CpuKernel("BiasAddGrad").TypeConstraint("T", {DT_FLOAT})));
   DFLOW_RETURN_IF_ERROR(registry->Register<BiasAddGradOp<double>>(

@@ -50,6 +50,9 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterCropAndResizeKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterAssertKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterConvBackpropInputKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterConvBackpropFilterKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterFusedBatchNormGradKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterAvgPoolGradKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterEinsumKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterStringCaseLengthKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterAsStringKernels(registry));

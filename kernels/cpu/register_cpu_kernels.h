@@ -58,6 +58,9 @@ absl::Status RegisterNonMaxSuppressionKernels(KernelRegistry* registry);  // non
 absl::Status RegisterCropAndResizeKernels(KernelRegistry* registry);  // crop_and_resize_op.cc
 absl::Status RegisterAssertKernels(KernelRegistry* registry);  // assert_op.cc
 absl::Status RegisterConvBackpropInputKernels(KernelRegistry* registry);  // conv_backprop_input_op.cc
+absl::Status RegisterConvBackpropFilterKernels(KernelRegistry* registry);  // conv_backprop_filter_op.cc
+absl::Status RegisterFusedBatchNormGradKernels(KernelRegistry* registry);  // fused_batch_norm_grad_op.cc
+absl::Status RegisterAvgPoolGradKernels(KernelRegistry* registry);  // avg_pool_grad_op.cc
 absl::Status RegisterEinsumKernels(KernelRegistry* registry);  // einsum_op.cc
 absl::Status RegisterStringCaseLengthKernels(KernelRegistry* registry);  // string_ops.cc
 absl::Status RegisterAsStringKernels(KernelRegistry* registry);  // as_string_op.cc

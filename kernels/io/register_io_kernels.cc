@@ -10,6 +10,7 @@ absl::Status RegisterIoKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterVariableKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterResourceVariableKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterParseExampleKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterApplyKernels(registry));
   return absl::OkStatus();
 }
 

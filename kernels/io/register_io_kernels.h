@@ -16,6 +16,7 @@ absl::Status RegisterStringKernels(KernelRegistry* registry);      // string_ops
 absl::Status RegisterVariableKernels(KernelRegistry* registry);    // variable_ops.cc
 absl::Status RegisterResourceVariableKernels(KernelRegistry* registry);  // resource_variable_ops.cc
 absl::Status RegisterParseExampleKernels(KernelRegistry* registry);  // parse_example_op.cc
+absl::Status RegisterApplyKernels(KernelRegistry* registry);  // apply_ops.cc
 
 }  // namespace dflow
 

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Writes tests/data/training: TF 1 training graphs as TensorFlow 2.21 writes them (issue 13),
+each a MetaGraphDef exported by tf.compat.v1.train.Saver and the V2 checkpoint of its
+initial variables, with TF's losses over 5 steps in expected.json. Run by hand (CI and
+`bazel test` never need TensorFlow):
+
+    python3 -m venv /tmp/tfvenv && /tmp/tfvenv/bin/pip install tensorflow-cpu==2.21.0 tf_keras
+    /tmp/tfvenv/bin/python tests/data/training/generate.py [--only NAME,...]
+
+Per model NAME: NAME/model.meta, NAME/init.ckpt.{index,data-00000-of-00001} and
+NAME/feed.*.npy (the batch every step is fed) and NAME/expected.json: {"note",
+"feeds": {tensor: npy file}, "loss", "train", "losses": [loss before step 1, ..., before
+step 5, after step 5], "ops"}. Each step runs
+the loss alone, then the train op (so the loss never races the updates).
+"""
+import argparse
+import json
+import os
+import shutil
+
+import numpy as np
+import tensorflow as tf
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SEED = 2021
+v1 = tf.compat.v1
+ONLY = None
+
+
+def dense(x, units, name, resource, activation=None):
+  with v1.variable_scope(name):
+    w = v1.get_variable("kernel", [x.shape[-1], units], use_resource=resource,
+                        initializer=v1.glorot_uniform_initializer(seed=SEED))
+    b = v1.get_variable("bias", [units], use_resource=resource,
+                        initializer=v1.random_uniform_initializer(-0.1, 0.1, seed=SEED + 1))
+    y = tf.nn.bias_add(tf.matmul(x, w), b)
+    return activation(y) if activation else y
+
+
+def conv(x, filters, name, resource, stride=1):
+  with v1.variable_scope(name):
+    w = v1.get_variable("kernel", [3, 3, x.shape[-1], filters], use_resource=resource,
+                        initializer=v1.glorot_uniform_initializer(seed=SEED + 2))
+    b = v1.get_variable("bias", [filters], use_resource=resource,
+                        initializer=v1.zeros_initializer())
+    return tf.nn.bias_add(tf.nn.conv2d(x, w, [1, stride, stride, 1], "SAME"), b)
+
+
+OPTIMIZERS = {
+    "gd": lambda: v1.train.GradientDescentOptimizer(0.1),
+    "momentum": lambda: v1.train.MomentumOptimizer(0.05, 0.9),
+    "nesterov": lambda: v1.train.MomentumOptimizer(0.05, 0.9, use_nesterov=True),
+    "adam": lambda: v1.train.AdamOptimizer(0.01),
+    "rmsprop": lambda: v1.train.RMSPropOptimizer(0.01, momentum=0.5),
+    "rmsprop_centered": lambda: v1.train.RMSPropOptimizer(0.01, centered=True),
+    "adagrad": lambda: v1.train.AdagradOptimizer(0.1),
+}
+
+
+def mlp(r, resource):
+  x = v1.placeholder(tf.float32, [16, 20], name="x")
+  y = v1.placeholder(tf.int32, [16], name="labels")
+  h = dense(x, 32, "hidden", resource, tf.nn.relu)
+  logits = dense(h, 5, "logits", resource)
+  loss = v1.losses.sparse_softmax_cross_entropy(y, logits)
+  return loss, {x: r.standard_normal((16, 20)).astype(np.float32),
+                y: r.integers(0, 5, 16).astype(np.int32)}
+
+
+def cnn(r, resource):
+  x = v1.placeholder(tf.float32, [4, 8, 8, 3], name="x")
+  y = v1.placeholder(tf.float32, [4, 5], name="labels")
+  h = tf.nn.relu(conv(x, 8, "conv1", resource))
+  h = tf.nn.max_pool2d(h, 2, 2, "VALID")
+  h = conv(h, 8, "conv2", resource)
+  with v1.variable_scope("bn"):  # batch statistics, as in training (FusedBatchNormV3)
+    gamma = v1.get_variable("gamma", [8], use_resource=resource, initializer=v1.ones_initializer())
+    beta = v1.get_variable("beta", [8], use_resource=resource, initializer=v1.zeros_initializer())
+    h, _, _ = v1.nn.fused_batch_norm(h, gamma, beta, is_training=True)
+  h = tf.nn.avg_pool2d(tf.nn.relu(h), 2, 2, "VALID")
+  logits = dense(tf.reshape(h, [4, 32]), 5, "logits", resource)
+  loss = v1.losses.softmax_cross_entropy(y, logits)
+  labels = np.eye(5, dtype=np.float32)[r.integers(0, 5, 4)]
+  return loss, {x: r.standard_normal((4, 8, 8, 3)).astype(np.float32), y: labels}
+
+
+def losses_mlp(r, resource):
+  x = v1.placeholder(tf.float32, [16, 6], name="x")
+  t = v1.placeholder(tf.float32, [16, 3], name="targets")
+  h = dense(x, 12, "hidden", resource, tf.nn.tanh)
+  out = dense(h, 3, "out", resource)
+  mse = v1.losses.mean_squared_error(t, out)
+  sig = v1.losses.sigmoid_cross_entropy(tf.cast(t > 0, tf.float32), out)
+  hub = v1.losses.huber_loss(t, out, delta=0.5)
+  l2 = 1e-3 * tf.add_n([tf.nn.l2_loss(v) for v in v1.trainable_variables()])
+  loss = mse + sig + hub + l2
+  return loss, {x: r.standard_normal((16, 6)).astype(np.float32),
+                t: r.standard_normal((16, 3)).astype(np.float32)}
+
+
+def lstm(r, resource):
+  from tf_keras.src.layers.rnn import legacy_cells
+  x = v1.placeholder(tf.float32, [4, 6, 3], name="x")
+  y = v1.placeholder(tf.int32, [4], name="labels")
+  cell = legacy_cells.LSTMCell(8, initializer=v1.glorot_uniform_initializer(seed=SEED))
+  outputs, state = v1.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+  logits = dense(state.h, 3, "logits", resource)
+  loss = v1.losses.sparse_softmax_cross_entropy(y, logits)
+  return loss, {x: r.standard_normal((4, 6, 3)).astype(np.float32),
+                y: r.integers(0, 3, 4).astype(np.int32)}
+
+
+MODELS = [
+    # name, model, optimizer, resource variables, note
+    ("mlp_gd", mlp, "gd", False, "MLP 20-32-5, sparse softmax cross-entropy, GradientDescent"),
+    ("mlp_momentum", mlp, "momentum", False, "MLP, Momentum 0.9"),
+    ("mlp_adam", mlp, "adam", False, "MLP, Adam"),
+    ("mlp_rmsprop", mlp, "rmsprop", False, "MLP, RMSProp with momentum"),
+    ("cnn_gd", cnn, "gd", False, "CNN: Conv2D, MaxPool, BatchNorm (training), AvgPool, Dense; "
+     "softmax cross-entropy; GradientDescent"),
+    ("cnn_momentum", cnn, "momentum", False, "CNN, Momentum"),
+    ("cnn_adam", cnn, "adam", False, "CNN, Adam"),
+    ("cnn_rmsprop", cnn, "rmsprop", False, "CNN, RMSProp with momentum"),
+    ("mlp_resource_adam", mlp, "adam", True, "MLP on resource variables, Adam"),
+    ("cnn_resource_nesterov", cnn, "nesterov", True,
+     "CNN on resource variables, Nesterov momentum"),
+    ("mlp_resource_rmsprop_centered", mlp, "rmsprop_centered", True,
+     "MLP on resource variables, centered RMSProp"),
+    ("mlp_adagrad", mlp, "adagrad", False, "MLP, Adagrad"),
+    ("losses_gd", losses_mlp, "gd", False, "tf.compat.v1.losses: mean_squared_error, "
+     "sigmoid_cross_entropy, huber_loss, plus L2 regularization (L2Loss, AddN)"),
+    ("lstm_adam", lstm, "adam", False, "dynamic_rnn LSTMCell(8) classifier, Adam: gradients "
+     "through a v1 while loop (stacks, TensorArray gradients)"),
+]
+
+
+def save_feed(out, tensor, value):
+  file = "feed.%s.npy" % tensor.replace(":", "_").replace("/", "_")
+  np.save(os.path.join(out, file), value)
+  return file
+
+
+def write(name, build, optimizer, resource, note):
+  out = os.path.join(HERE, name)
+  shutil.rmtree(out, ignore_errors=True)
+  os.makedirs(out)
+  r = np.random.default_rng([SEED, sum(map(ord, name))])
+  with tf.Graph().as_default() as g:
+    v1.set_random_seed(SEED)
+    loss, feeds = build(r, resource)
+    loss = tf.identity(loss, name="loss")
+    update_ops = v1.get_collection(v1.GraphKeys.UPDATE_OPS)
+    with tf.control_dependencies(update_ops):
+      train = OPTIMIZERS[optimizer]().minimize(
+          loss, global_step=v1.train.get_or_create_global_step(), name="train")
+    saver = v1.train.Saver()
+    with v1.Session(graph=g) as s:
+      s.run(v1.global_variables_initializer())
+      saver.save(s, os.path.join(out, "init.ckpt"), write_meta_graph=False,
+                 write_state=False)
+      saver.export_meta_graph(os.path.join(out, "model.meta"))
+      losses = []
+      for _ in range(5):
+        losses.append(float(s.run(loss, feeds)))
+        s.run(train, feeds)
+      losses.append(float(s.run(loss, feeds)))
+  doc = {
+      "note": note,
+      "generator": "TensorFlow %s, tf.compat.v1.Session" % tf.__version__,
+      "feeds": {t.name: save_feed(out, t.name, v) for t, v in feeds.items()},
+      "loss": "loss:0",
+      "train": "train",
+      "losses": losses,
+      "ops": sorted({n.op for n in g.as_graph_def().node}),
+  }
+  with open(os.path.join(out, "expected.json"), "w") as f:
+    json.dump(doc, f, indent=1)
+    f.write("\n")
+  print("%-30s %s" % (name, " ".join("%.5f" % l for l in losses)))
+
+
+def main():
+  parser = argparse.ArgumentParser()
+  parser.add_argument("--only", help="comma-separated model names")
+  args = parser.parse_args()
+  only = set(args.only.split(",")) if args.only else None
+  v1.disable_control_flow_v2()  # TF 1 graphs: v1 loops, as tf.compat.v1 code wrote them
+  for name, build, optimizer, resource, note in MODELS:
+    if only is None or name in only:
+      write(name, build, optimizer, resource, note)
+
+
+if __name__ == "__main__":
+  main()
