@@ -1,5 +1,7 @@
 // SparseSoftmaxCrossEntropyWithLogits, ReluGrad, BroadcastGradientArgs and InTopKV2.
-// Expected values from TF 2.21 (tf.raw_ops), errors included.
+// Expected values from TF 2.21 (tf.raw_ops), errors included. SoftmaxCrossEntropyWithLogits
+// (dense labels) and L2Loss against references computed here in double.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -77,6 +79,105 @@ TEST_CASE("SparseSoftmaxCrossEntropyWithLogits rejects bad labels and shapes",
                       "shape [2,3] and labels shape [3]"));
   CHECK_THAT(ErrorOf(Xent(Filled<float>({6}, kLogits), Filled<int32_t>({2}, {0, 0}))),
              Contains("logits must be 2-D, but got shape [6]"));
+}
+
+// Dense softmax cross-entropy by definition, in double: per row, p = softmax(logits),
+// loss = -sum(labels * log(p)), backprop = p - labels.
+void DenseXentReference(const std::vector<double>& logits, const std::vector<double>& labels,
+                        int64_t rows, std::vector<double>* loss, std::vector<double>* backprop) {
+  const int64_t classes = static_cast<int64_t>(logits.size()) / rows;
+  loss->assign(rows, 0.0);
+  backprop->assign(logits.size(), 0.0);
+  for (int64_t r = 0; r < rows; ++r) {
+    double max = logits[r * classes];
+    for (int64_t c = 1; c < classes; ++c) max = std::max(max, logits[r * classes + c]);
+    double sum = 0;
+    for (int64_t c = 0; c < classes; ++c) sum += std::exp(logits[r * classes + c] - max);
+    for (int64_t c = 0; c < classes; ++c) {
+      const int64_t k = r * classes + c;
+      const double p = std::exp(logits[k] - max) / sum;
+      (*loss)[r] -= labels[k] * std::log(p);
+      (*backprop)[k] = p - labels[k];
+    }
+  }
+}
+
+absl::StatusOr<std::vector<Tensor>> DenseXent(const Tensor& logits, const Tensor& labels) {
+  return OpTester("SoftmaxCrossEntropyWithLogits", Registry())
+      .Attr("T", logits.dtype())
+      .Input(logits)
+      .Input(labels)
+      .Run();
+}
+
+TEST_CASE("SoftmaxCrossEntropyWithLogits gives softmax - labels and the cross-entropy",
+          "[kernels][nn_grad]") {
+  // Row 0: soft labels; row 1: one-hot on a class far below the maximum logit.
+  const std::vector<double> logits = {1, 2, 3, -1, 0.5, 100};
+  const std::vector<double> labels = {0.2, 0.3, 0.5, 0, 1, 0};
+  std::vector<double> want_loss, want_backprop;
+  DenseXentReference(logits, labels, 2, &want_loss, &want_backprop);
+  SECTION("float") {
+    auto out = DenseXent(Filled<float>({2, 3}, std::vector<float>(logits.begin(), logits.end())),
+                         Filled<float>({2, 3}, std::vector<float>(labels.begin(), labels.end())));
+    INFO(out.status().ToString());
+    REQUIRE(out.ok());
+    REQUIRE(out->size() == 2);
+    CHECK(DimsOf((*out)[0]) == Dims{2});
+    CHECK(DimsOf((*out)[1]) == Dims{2, 3});
+    const std::vector<float> loss = Values<float>((*out)[0]);
+    const std::vector<float> backprop = Values<float>((*out)[1]);
+    CheckNear(std::vector<double>(loss.begin(), loss.end()), want_loss, 1e-5);
+    CheckNear(std::vector<double>(backprop.begin(), backprop.end()), want_backprop, 1e-6);
+  }
+  SECTION("double") {
+    auto out = DenseXent(Filled<double>({2, 3}, logits), Filled<double>({2, 3}, labels));
+    INFO(out.status().ToString());
+    REQUIRE(out.ok());
+    CheckNear(Values<double>((*out)[0]), want_loss, 1e-12);
+    CheckNear(Values<double>((*out)[1]), want_backprop, 1e-12);
+  }
+  // Each backprop row sums to sum(softmax) - sum(labels) = 1 - 1.
+  auto out = DenseXent(Filled<double>({2, 3}, logits), Filled<double>({2, 3}, labels));
+  REQUIRE(out.ok());
+  const std::vector<double> b = Values<double>((*out)[1]);
+  CHECK(b[0] + b[1] + b[2] == Approx(0.0).margin(1e-12));
+  CHECK(b[3] + b[4] + b[5] == Approx(0.0).margin(1e-12));
+}
+
+TEST_CASE("SoftmaxCrossEntropyWithLogits rejects mismatched and non-2-D shapes",
+          "[kernels][nn_grad]") {
+  CHECK_THAT(ErrorOf(DenseXent(Filled<float>({2, 3}, kLogits), Filled<float>({2, 2}, {}))),
+             Contains("logits and labels must be broadcastable: logits_size=[2,3] "
+                      "labels_size=[2,2]"));
+  CHECK_THAT(ErrorOf(DenseXent(Filled<float>({6}, kLogits), Filled<float>({6}, kLogits))),
+             Contains("logits and labels must be either 2-dimensional, or broadcasted to be "
+                      "2-dimensional"));
+}
+
+TEST_CASE("L2Loss is sum(x^2) / 2", "[kernels][nn_grad]") {
+  const std::vector<double> x = {1.5, -2, 0.25, 3, -0.5, 4};
+  double want = 0;
+  for (double v : x) want += v * v;
+  want /= 2;
+  auto f = OpTester("L2Loss", Registry())
+               .Attr("T", DT_FLOAT)
+               .Input(Filled<float>({2, 3}, std::vector<float>(x.begin(), x.end())))
+               .RunOne();
+  INFO(f.status().ToString());
+  REQUIRE(f.ok());
+  CHECK(DimsOf(*f) == Dims{});
+  CHECK(f->scalar<float>() == Approx(want).epsilon(1e-6));
+  auto d =
+      OpTester("L2Loss", Registry()).Attr("T", DT_DOUBLE).Input(Filled<double>({2, 3}, x)).RunOne();
+  REQUIRE(d.ok());
+  CHECK(d->scalar<double>() == Approx(want).epsilon(1e-15));
+  auto empty = OpTester("L2Loss", Registry())
+                   .Attr("T", DT_FLOAT)
+                   .Input(Filled<float>({0, 3}, {}))
+                   .RunOne();
+  REQUIRE(empty.ok());
+  CHECK(empty->scalar<float>() == 0.0f);
 }
 
 TEST_CASE("ReluGrad passes gradients where features > 0", "[kernels][nn_grad]") {
