@@ -13,7 +13,9 @@
 // reserve_space_3/4 (outputs 3 and 4) are empty, as on TF's CPU.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <mutex>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -28,11 +30,13 @@ namespace dflow {
 namespace {
 
 // Per-channel sums of dy and of dy * (x - mean), in double, sharded over outer blocks.
+// Shards' partial sums are added in shard order, so the result is the same every run.
 void ChannelSums(OpKernelContext* ctx, const ChannelView& v, const float* dy, const float* x,
                  const float* mean, std::vector<double>* sum_dy, std::vector<double>* sum_dy_xc) {
   sum_dy->assign(v.channels, 0.0);
   sum_dy_xc->assign(v.channels, 0.0);
   std::mutex mu;
+  std::map<int64_t, std::pair<std::vector<double>, std::vector<double>>> partials;
   ParallelForElements(ctx, v.outer, 3 * v.channels * v.inner, [&](int64_t begin, int64_t end) {
     std::vector<double> a(v.channels, 0.0), b(v.channels, 0.0);
     for (int64_t o = begin; o < end; ++o) {
@@ -45,11 +49,14 @@ void ChannelSums(OpKernelContext* ctx, const ChannelView& v, const float* dy, co
       }
     }
     std::lock_guard<std::mutex> lock(mu);
-    for (int64_t c = 0; c < v.channels; ++c) {
-      (*sum_dy)[c] += a[c];
-      (*sum_dy_xc)[c] += b[c];
-    }
+    partials[begin] = {std::move(a), std::move(b)};
   });
+  for (const auto& [begin, sums] : partials) {
+    for (int64_t c = 0; c < v.channels; ++c) {
+      (*sum_dy)[c] += sums.first[c];
+      (*sum_dy_xc)[c] += sums.second[c];
+    }
+  }
 }
 
 class FusedBatchNormGradOp : public OpKernel {

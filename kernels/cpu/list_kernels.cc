@@ -67,6 +67,7 @@ class TensorListReserveOp : public ListKernel {
     auto list = std::make_shared<TensorList>();
     list->element_dtype = dtype_;
     OP_ASSIGN_OR_RETURN(ctx, list->element_shape, ShapeInput(*ctx, 0));
+    OP_REQUIRES_OK(ctx, tensor_list::CheckListSize(*ctx, n));
     list->tensors.resize(n);
     OP_REQUIRES_OK(ctx, OutputList(ctx, 0, std::move(list)));
   }
@@ -148,7 +149,10 @@ class TensorListSetItemOp : public ListKernel {
     const Tensor& item = ctx->input(2);
     OP_REQUIRES_OK(ctx, CheckItemShape(*ctx, *list, item, "set"));
     std::shared_ptr<TensorList> out = TakeList(ctx, 0, *list);
-    if (index >= size) out->tensors.resize(index + 1);
+    if (index >= size) {
+      OP_REQUIRES_OK(ctx, tensor_list::CheckListSize(*ctx, index + 1));
+      out->tensors.resize(index + 1);
+    }
     out->tensors[index] = item;
     OP_REQUIRES_OK(ctx, OutputList(ctx, 0, std::move(out)));
   }
@@ -311,6 +315,7 @@ class TensorListResizeOp : public CheapOpKernel {
     const int64_t size = IntScalar(ctx->input(1));
     OP_REQUIRES(ctx, size >= 0,
                 KernelError(*ctx, "TensorListSlice expects size to be non-negative. Got: ", size));
+    OP_REQUIRES_OK(ctx, tensor_list::CheckListSize(*ctx, size));
     std::shared_ptr<TensorList> out = TakeList(ctx, 0, *list);
     out->tensors.resize(size);
     OP_REQUIRES_OK(ctx, OutputList(ctx, 0, std::move(out)));

@@ -95,10 +95,13 @@ class TensorListSplitOp : public OpKernel {
       const int64_t length = lengths.data<int64_t>()[i];
       OP_REQUIRES(ctx, length >= 0,
                   absl::InvalidArgumentError(absl::StrCat("Invalid value in lengths: ", length)));
-      OP_REQUIRES(ctx, begin + length <= size,
-                  absl::InvalidArgumentError(absl::StrCat("Attempting to slice [", begin, ", ",
-                                                          begin + length,
-                                                          "] from tensor with length ", size)));
+      if (length > size - begin) {
+        int64_t end;  // saturated: the message must not overflow either
+        if (__builtin_add_overflow(begin, length, &end)) end = INT64_MAX;
+        ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+            "Attempting to slice [", begin, ", ", end, "] from tensor with length ", size)));
+        return;
+      }
       OP_ASSIGN_OR_RETURN(ctx, Tensor element, Rows(ctx, t, begin, length));
       list->tensors.push_back(std::move(element));
       begin += length;
@@ -194,6 +197,10 @@ class TensorListConcatOp : public OpKernel {
   absl::StatusOr<std::vector<int64_t>> Lengths(const OpKernelContext& ctx, const TensorList& list,
                                                int64_t first_dim) const {
     std::vector<int64_t> lengths;
+    if (v2_ && ctx.input(2).shape().dims() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "leading_dims must be a vector, got shape ", ctx.input(2).shape().DebugString()));
+    }
     const int64_t given = v2_ ? ctx.input(2).NumElements() : 0;
     for (size_t i = 0; i < list.tensors.size(); ++i) {
       const Tensor& t = list.tensors[i];
@@ -210,7 +217,12 @@ class TensorListConcatOp : public OpKernel {
             "List contains uninitialized tensor at index ", i, " but leading_dims has only ",
             given, " elements."));
       } else {
-        lengths.push_back(ctx.input(2).data<int64_t>()[i]);
+        const int64_t d = ctx.input(2).data<int64_t>()[i];
+        if (d < 0) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("leading_dims[", i, "] = ", d, " is negative"));
+        }
+        lengths.push_back(d);
       }
     }
     return lengths;
@@ -223,12 +235,14 @@ class TensorListConcatOp : public OpKernel {
     int64_t rows = 0;
     for (int64_t i = 0; i < n; ++i) {
       lengths_out->data<int64_t>()[i] = lengths[i];
-      rows += lengths[i];
+      if (__builtin_add_overflow(rows, lengths[i], &rows)) {
+        return absl::InvalidArgumentError("TensorListConcat: the lengths overflow int64");
+      }
     }
     std::vector<int64_t> dims = {rows};
     for (int64_t d : rest.dims()) dims.push_back(d);
-    DFLOW_ASSIGN_OR_RETURN(Tensor * out,
-                           ctx->allocate_output(0, TensorShape(absl::MakeConstSpan(dims))));
+    DFLOW_ASSIGN_OR_RETURN(const TensorShape shape, OutputShape(*ctx, dims));
+    DFLOW_ASSIGN_OR_RETURN(Tensor * out, ctx->allocate_output(0, shape));
     const size_t row_bytes = DimProduct(out->shape(), 1, out->shape().dims()) *
                              DataTypeSize(out->dtype());
     char* dst = static_cast<char*>(out->raw_data());
@@ -298,6 +312,10 @@ class TensorListScatterOp : public OpKernel {
     OP_REQUIRES_OK(ctx, CheckScatterIndices(t, indices));
     int64_t size = MaxIndex(indices) + 1;
     if (ctx->num_inputs() > 3) {  // TensorListScatterV2
+      OP_REQUIRES(ctx, ctx->input(3).shape().dims() == 0,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "num_elements must be a scalar, got shape ",
+                      ctx->input(3).shape().DebugString())));
       const int64_t num_elements = tensor_list::IntScalar(ctx->input(3));
       OP_REQUIRES(ctx, num_elements == -1 || num_elements >= size,
                   absl::InvalidArgumentError(absl::StrCat(
@@ -305,6 +323,7 @@ class TensorListScatterOp : public OpKernel {
                       " in list with size ", num_elements)));
       size = std::max(size, num_elements);
     }
+    OP_REQUIRES_OK(ctx, tensor_list::CheckListSize(*ctx, size));
     auto list = std::make_shared<TensorList>();
     list->element_dtype = t.dtype();
     list->element_shape = element_shape;
@@ -335,8 +354,9 @@ class TensorListScatterIntoExistingListOp : public OpKernel {
                     "Tried to scatter a tensor with element shape ", rest.ToString(),
                     " into a list with element shape ", list->element_shape.ToString())));
     OP_REQUIRES_OK(ctx, CheckScatterIndices(t, indices));
-    std::shared_ptr<TensorList> out = TakeList(ctx, 0, *list);
     const int64_t needed = MaxIndex(indices) + 1;
+    OP_REQUIRES_OK(ctx, tensor_list::CheckListSize(*ctx, needed));
+    std::shared_ptr<TensorList> out = TakeList(ctx, 0, *list);
     if (needed > static_cast<int64_t>(out->tensors.size())) out->tensors.resize(needed);
     OP_REQUIRES_OK(ctx, Scatter(ctx, t, indices, out.get()));
     OP_REQUIRES_OK(ctx, OutputList(ctx, 0, std::move(out)));

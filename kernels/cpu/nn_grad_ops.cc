@@ -100,19 +100,35 @@ class SoftmaxXentOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& logits = ctx->input(0);
     const Tensor& labels = ctx->input(1);
-    OP_REQUIRES(ctx, logits.shape() == labels.shape(),
-                absl::InvalidArgumentError(absl::StrCat(
-                    "logits and labels must be broadcastable: logits_size=",
-                    logits.shape().DebugString(), " labels_size=", labels.shape().DebugString())));
-    OP_REQUIRES(ctx, logits.shape().dims() == 2,
-                absl::InvalidArgumentError(absl::StrCat(
+    const TensorShape& ls = logits.shape();
+    const TensorShape& ys = labels.shape();
+    // TF broadcasts the two (BCast): a dim of 1 in either stretches to the other's.
+    auto broadcastable = [&](int d) {
+      return ls.dim_size(d) == ys.dim_size(d) || ls.dim_size(d) == 1 || ys.dim_size(d) == 1;
+    };
+    OP_REQUIRES(ctx, ls.dims() == 2 && ys.dims() == 2,
+                absl::InvalidArgumentError(
                     "logits and labels must be either 2-dimensional, or broadcasted to be "
-                    "2-dimensional")));
-    const int64_t batch = logits.shape().dim_size(0), classes = logits.shape().dim_size(1);
+                    "2-dimensional"));
+    OP_REQUIRES(ctx, broadcastable(0) && broadcastable(1),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "logits and labels must be broadcastable: logits_size=", ls.DebugString(),
+                    " labels_size=", ys.DebugString())));
+    const int64_t batch = std::max(ls.dim_size(0), ys.dim_size(0));
+    const int64_t classes = std::max(ls.dim_size(1), ys.dim_size(1));
+    const bool same = ls == ys;
+    Tensor broadcast_logits, broadcast_labels;
+    if (!same) {
+      OP_ASSIGN_OR_RETURN(ctx, broadcast_logits, Broadcast(ctx, logits, batch, classes));
+      OP_ASSIGN_OR_RETURN(ctx, broadcast_labels, Broadcast(ctx, labels, batch, classes));
+    }
+    const Tensor& f_t = same ? logits : broadcast_logits;
+    const Tensor& y_t = same ? labels : broadcast_labels;
     OP_ASSIGN_OR_RETURN(ctx, Tensor * loss, ctx->allocate_output(0, TensorShape({batch})));
-    OP_ASSIGN_OR_RETURN(ctx, Tensor * backprop, ctx->allocate_output(1, logits.shape()));
-    const T* f = logits.data<T>();
-    const T* y = labels.data<T>();
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * backprop,
+                        ctx->allocate_output(1, TensorShape({batch, classes})));
+    const T* f = f_t.data<T>();
+    const T* y = y_t.data<T>();
     T* l = loss->data<T>();
     T* b = backprop->data<T>();
     ParallelForElements(ctx, batch, classes * 30, [&](int64_t first, int64_t end) {
@@ -133,6 +149,20 @@ class SoftmaxXentOp : public OpKernel {
         l[r] = total;
       }
     });
+  }
+
+ private:
+  // `t` [rows or 1, cols or 1] stretched to [rows, cols].
+  static absl::StatusOr<Tensor> Broadcast(OpKernelContext* ctx, const Tensor& t, int64_t rows,
+                                          int64_t cols) {
+    DFLOW_ASSIGN_OR_RETURN(Tensor out, ctx->allocate_temp(t.dtype(), TensorShape({rows, cols})));
+    const int64_t r_in = t.shape().dim_size(0), c_in = t.shape().dim_size(1);
+    const T* in = t.data<T>();
+    T* o = out.data<T>();
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) o[r * cols + c] = in[(r_in == 1 ? 0 : r) * c_in + (c_in == 1 ? 0 : c)];
+    }
+    return out;
   }
 };
 

@@ -4,8 +4,10 @@
 // step leaves on it is freed when the step ends.
 //
 // As in TF 2.21, max_size is not enforced (TF accepts pushes past it) and swap_memory (GPU
-// to host swapping) does not apply on the CPU. Unlike TF, pushing a value of another dtype
-// than the stack's, and using a closed stack, are errors at once rather than later.
+// to host swapping) does not apply on the CPU. A push of another dtype than the stack's is
+// refused (TF: "Must have type ..."); unlike TF, which lets a closed stack's handle go on
+// working, a closed stack is gone (NOT_FOUND), and a pop of the wrong dtype is
+// INVALID_ARGUMENT rather than TF's INTERNAL.
 #include <memory>
 #include <string>
 #include <utility>
@@ -73,7 +75,10 @@ class StackOp : public CheapOpKernel {
   void Compute(OpKernelContext* ctx) override {
     OP_ASSIGN_OR_RETURN(ctx, StepResources * resources, StepResourcesOf(*ctx));
     const std::string name = resources->UniqueName(name_);
-    resources->AddIfAbsent(name, std::make_shared<Stack>(name, dtype_));
+    auto stack = std::make_shared<Stack>(name, dtype_);
+    OP_REQUIRES(ctx, resources->AddIfAbsent(name, stack) == stack,
+                absl::InvalidArgumentError(
+                    absl::StrCat("Stack name ", name, " is already taken in this step")));
     OP_ASSIGN_OR_RETURN(ctx, Tensor * handle, ctx->allocate_output(0, TensorShape()));
     WriteStepResourceHandle(*ctx, name, kTypeName, handle);
   }

@@ -47,7 +47,10 @@ absl::StatusOr<std::shared_ptr<T>> LookupStepResource(const OpKernelContext& ctx
   const ResourceHandleProto& h = t.scalar<ResourceHandleProto>();
   DFLOW_ASSIGN_OR_RETURN(StepResources * resources, StepResourcesOf(ctx));
   std::shared_ptr<T> found;
-  if (h.container() == StepResources::ContainerName(ctx.step_id())) {
+  // Each device's executor has its own step resources, so the handle must name this
+  // device as well as this step.
+  if (h.container() == StepResources::ContainerName(ctx.step_id()) &&
+      h.device() == ctx.device()->name()) {
     found = std::dynamic_pointer_cast<T>(resources->Find(h.name()));
   }
   if (found != nullptr) return found;

@@ -52,6 +52,12 @@ absl::StatusOr<Tensor> Sum(const Tensor& a, const Tensor& b, Allocator* allocato
 
 }  // namespace
 
+absl::Status TensorArray::CheckSize(int64_t size) {
+  if (size <= kMaxSize) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "TensorArray of ", size, " elements is over dflow's limit of ", kMaxSize));
+}
+
 TensorArray::TensorArray(std::string name, const Options& options)
     : name_(std::move(name)),
       options_(options),
@@ -113,7 +119,10 @@ absl::Status TensorArray::WriteLocked(int64_t index, const Tensor& value, Alloca
   if (options_.identical_element_shapes && !element_shape_.IsFullyDefined()) {
     element_shape_ = value_shape;
   }
-  if (index >= size) slots_.resize(index + 1);
+  if (index >= size) {
+    DFLOW_RETURN_IF_ERROR(CheckSize(index + 1));
+    slots_.resize(index + 1);
+  }
   Slot& slot = slots_[index];
   if (slot.cleared) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -165,9 +174,8 @@ absl::StatusOr<Tensor> TensorArray::Read(int64_t index, Allocator* allocator) {
           "property on the forward TensorArray, the proper all-zeros tensor will be returned "
           "instead of incurring this error."));
     }
-    DFLOW_ASSIGN_OR_RETURN(
-        Tensor zeros, Tensor::Allocate(allocator, options_.dtype,
-                                       TensorShape(absl::MakeConstSpan(element_shape_.dims()))));
+    DFLOW_ASSIGN_OR_RETURN(const TensorShape shape, TensorShape::Make(element_shape_.dims()));
+    DFLOW_ASSIGN_OR_RETURN(Tensor zeros, Tensor::Allocate(allocator, options_.dtype, shape));
     // Strings start empty; only plain numbers need clearing.
     if (DataTypeSize(options_.dtype) > 0 && zeros.TotalBytes() > 0) std::memset(zeros.raw_data(), 0, zeros.TotalBytes());
     return zeros;

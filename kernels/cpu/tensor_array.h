@@ -37,6 +37,12 @@ class TensorArray final : public StepResource {
     bool multiple_writes_aggregate = false;  // gradient arrays
   };
 
+  // At most this many slots (a slot is ~72 bytes): a hostile size gets RESOURCE_EXHAUSTED
+  // instead of a failed allocation that ends the process.
+  static constexpr int64_t kMaxSize = int64_t{1} << 26;
+  static absl::Status CheckSize(int64_t size);
+
+  // REQUIRES: CheckSize(options.size) is OK.
   TensorArray(std::string name, const Options& options);
 
   std::string TypeName() const override { return "N10tensorflow11TensorArrayE"; }

@@ -28,9 +28,30 @@ absl::StatusOr<std::shared_ptr<TensorArray>> ArrayInput(const OpKernelContext& c
   return LookupStepResource<TensorArray>(ctx, 0, kTypeName);
 }
 
-PartialShape ShapeOf(const TensorShape& shape) {
-  const auto dims = shape.dim_sizes();
-  return PartialShape(std::vector<int64_t>(dims.begin(), dims.end()));
+// The int32 scalar index input `i`.
+absl::StatusOr<int32_t> IndexInput(const OpKernelContext& ctx, int i) {
+  const Tensor& t = ctx.input(i);
+  if (t.dtype() != DT_INT32 || t.shape().dims() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "TensorArray index must be scalar, but had shape: ", t.shape().DebugString()));
+  }
+  return t.scalar<int32_t>();
+}
+
+// Values move between slots and packed tensors as bytes, or as strings.
+absl::Status CheckMovable(DataType dtype) {
+  if (dtype == DT_STRING || DataTypeSize(dtype) > 0) return absl::OkStatus();
+  return absl::UnimplementedError(
+      absl::StrCat("TensorArray cannot pack or slice ", DataTypeString(dtype), " values"));
+}
+
+// A value written into the array must have its dtype (checked before slicing it).
+absl::Status CheckWriteDtype(const TensorArray& array, DataType dtype) {
+  if (array.dtype() == dtype) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("TensorArray dtype is ",
+                                                 DataTypeString(array.dtype()),
+                                                 " but Op is trying to write dtype ",
+                                                 DataTypeString(dtype), "."));
 }
 
 absl::Status CheckReadDtype(const TensorArray& array, DataType requested) {
@@ -73,9 +94,13 @@ class TensorArrayOp : public CheapOpKernel {
     TensorArray::Options options = options_;
     options.size = size.scalar<int32_t>();
     OP_REQUIRES(ctx, options.size >= 0, absl::InvalidArgumentError("Size should be >= 0."));
+    OP_REQUIRES_OK(ctx, TensorArray::CheckSize(options.size));
     OP_ASSIGN_OR_RETURN(ctx, StepResources * resources, StepResourcesOf(*ctx));
     const std::string name = resources->UniqueName(name_);
-    resources->AddIfAbsent(name, std::make_shared<TensorArray>(name, options));
+    auto array = std::make_shared<TensorArray>(name, options);
+    OP_REQUIRES(ctx, resources->AddIfAbsent(name, array) == array,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "TensorArray name ", name, " is already taken in this step")));
     OP_REQUIRES_OK(ctx, OutputHandle(ctx, name, 1));
   }
 
@@ -89,8 +114,8 @@ class TensorArrayWriteOp : public CheapOpKernel {
   using CheapOpKernel::CheapOpKernel;
   void Compute(OpKernelContext* ctx) override {
     OP_ASSIGN_OR_RETURN(ctx, std::shared_ptr<TensorArray> array, ArrayInput(*ctx));
-    OP_REQUIRES_OK(ctx, array->Write(ctx->input(1).scalar<int32_t>(), ctx->input(2),
-                                     ctx->allocator()));
+    OP_ASSIGN_OR_RETURN(ctx, const int32_t index, IndexInput(*ctx, 1));
+    OP_REQUIRES_OK(ctx, array->Write(index, ctx->input(2), ctx->allocator()));
     ctx->set_output(0, ctx->input(3));
   }
 };
@@ -104,8 +129,8 @@ class TensorArrayReadOp : public CheapOpKernel {
     OP_ASSIGN_OR_RETURN(ctx, std::shared_ptr<TensorArray> array, ArrayInput(*ctx));
     OP_REQUIRES_OK(ctx, array->CheckOpen());
     OP_REQUIRES_OK(ctx, CheckReadDtype(*array, dtype_));
-    OP_ASSIGN_OR_RETURN(ctx, Tensor value,
-                        array->Read(ctx->input(1).scalar<int32_t>(), ctx->allocator()));
+    OP_ASSIGN_OR_RETURN(ctx, const int32_t index, IndexInput(*ctx, 1));
+    OP_ASSIGN_OR_RETURN(ctx, Tensor value, array->Read(index, ctx->allocator()));
     ctx->set_output(0, std::move(value));
   }
 
@@ -118,9 +143,9 @@ absl::Status Pack(OpKernelContext* ctx, const std::vector<Tensor>& values,
                   const TensorShape& element_shape) {
   std::vector<int64_t> dims = {static_cast<int64_t>(values.size())};
   for (int64_t d : element_shape.dim_sizes()) dims.push_back(d);
-  DFLOW_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx->allocate_output(0, TensorShape(absl::MakeConstSpan(dims))));
-  if (DataTypeSize(out->dtype()) == 0) {
+  DFLOW_ASSIGN_OR_RETURN(const TensorShape shape, OutputShape(*ctx, dims));
+  DFLOW_ASSIGN_OR_RETURN(Tensor * out, ctx->allocate_output(0, shape));
+  if (out->dtype() == DT_STRING) {
     for (size_t i = 0; i < values.size(); ++i) {
       for (int64_t j = 0; j < element_shape.num_elements(); ++j) {
         out->data<std::string>()[i * element_shape.num_elements() + j] = values[i].data<std::string>()[j];
@@ -148,6 +173,7 @@ class TensorArrayGatherOp : public OpKernel {
     OP_ASSIGN_OR_RETURN(ctx, std::shared_ptr<TensorArray> array, ArrayInput(*ctx));
     OP_REQUIRES_OK(ctx, array->CheckOpen());
     OP_REQUIRES_OK(ctx, CheckReadDtype(*array, dtype_));
+    OP_REQUIRES_OK(ctx, CheckMovable(dtype_));
     const Tensor& indices = ctx->input(1);
     OP_REQUIRES(ctx, indices.shape().dims() == 1,
                 absl::InvalidArgumentError(absl::StrCat(
@@ -160,7 +186,8 @@ class TensorArrayGatherOp : public OpKernel {
                       "TensorArray has size zero, but element shape ", shape.ToString(),
                       " is not fully defined. Currently only static shapes are supported when "
                       "packing zero-size TensorArrays.")));
-      OP_REQUIRES_OK(ctx, Pack(ctx, {}, TensorShape(absl::MakeConstSpan(shape.dims()))));
+      OP_ASSIGN_OR_RETURN(ctx, const TensorShape element, TensorShape::Make(shape.dims()));
+      OP_REQUIRES_OK(ctx, Pack(ctx, {}, element));
       return;
     }
     std::vector<Tensor> values;
@@ -194,6 +221,9 @@ class TensorArrayConcatOp : public OpKernel {
     OP_ASSIGN_OR_RETURN(ctx, std::shared_ptr<TensorArray> array, ArrayInput(*ctx));
     OP_REQUIRES_OK(ctx, array->CheckOpen());
     OP_REQUIRES_OK(ctx, CheckReadDtype(*array, dtype_));
+    OP_REQUIRES(ctx, DataTypeSize(dtype_) > 0,
+                absl::UnimplementedError(absl::StrCat("TensorArrayConcatV3 of ",
+                                                      DataTypeString(dtype_))));
     const int64_t size = array->Size();
     OP_ASSIGN_OR_RETURN(ctx, Tensor * lengths, ctx->allocate_output(1, TensorShape({size})));
     if (size == 0) {
@@ -205,7 +235,8 @@ class TensorArrayConcatOp : public OpKernel {
                       "concatenating zero-size TensorArrays.")));
       std::vector<int64_t> dims = {0};
       for (int64_t d : element_shape_except0_.dims()) dims.push_back(d);
-      OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(absl::MakeConstSpan(dims))).status());
+      OP_ASSIGN_OR_RETURN(ctx, const TensorShape shape, OutputShape(*ctx, dims));
+      OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape).status());
       return;
     }
     std::vector<Tensor> values;
@@ -223,16 +254,14 @@ class TensorArrayConcatOp : public OpKernel {
                       i, " has (excepting dimension 0) shape: ",
                       ExceptFirst(value.shape()).DebugString())));
       lengths->data<int64_t>()[i] = value.shape().dim_size(0);
-      rows += value.shape().dim_size(0);
+      OP_REQUIRES(ctx, !__builtin_add_overflow(rows, value.shape().dim_size(0), &rows),
+                  absl::InvalidArgumentError("TensorArrayConcatV3: the rows overflow int64"));
       values.push_back(std::move(value));
     }
     std::vector<int64_t> dims = {rows};
     for (int64_t d : ExceptFirst(values[0].shape()).dim_sizes()) dims.push_back(d);
-    OP_ASSIGN_OR_RETURN(ctx, Tensor * out,
-                        ctx->allocate_output(0, TensorShape(absl::MakeConstSpan(dims))));
-    OP_REQUIRES(ctx, DataTypeSize(dtype_) > 0,
-                absl::UnimplementedError(absl::StrCat("TensorArrayConcatV3 of ",
-                                                      DataTypeString(dtype_))));
+    OP_ASSIGN_OR_RETURN(ctx, const TensorShape shape, OutputShape(*ctx, dims));
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, shape));
     char* dst = static_cast<char*>(out->raw_data());
     for (const Tensor& v : values) {
       if (v.TotalBytes() > 0) std::memcpy(dst, v.raw_data(), v.TotalBytes());
@@ -254,7 +283,7 @@ absl::StatusOr<Tensor> Rows(OpKernelContext* ctx, const Tensor& value, int64_t b
                             int64_t rows, const TensorShape& shape) {
   DFLOW_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(ctx->allocator(), value.dtype(), shape));
   const int64_t row = DimProduct(value.shape(), 1, value.shape().dims());
-  if (DataTypeSize(value.dtype()) == 0) {
+  if (value.dtype() == DT_STRING) {
     for (int64_t i = 0; i < rows * row; ++i) {
       out.data<std::string>()[i] = value.data<std::string>()[begin * row + i];
     }
@@ -281,6 +310,8 @@ class TensorArrayScatterOp : public OpKernel {
     OP_ASSIGN_OR_RETURN(ctx, std::shared_ptr<TensorArray> array, ArrayInput(*ctx));
     const Tensor& indices = ctx->input(1);
     const Tensor& value = ctx->input(2);
+    OP_REQUIRES_OK(ctx, CheckWriteDtype(*array, value.dtype()));
+    OP_REQUIRES_OK(ctx, CheckMovable(value.dtype()));
     OP_REQUIRES(ctx, indices.shape().dims() == 1,
                 absl::InvalidArgumentError(absl::StrCat(
                     "Expected indices to be a vector, but received shape: ",
@@ -315,6 +346,8 @@ class TensorArraySplitOp : public OpKernel {
     OP_ASSIGN_OR_RETURN(ctx, std::shared_ptr<TensorArray> array, ArrayInput(*ctx));
     const Tensor& value = ctx->input(1);
     const Tensor& lengths = ctx->input(2);
+    OP_REQUIRES_OK(ctx, CheckWriteDtype(*array, value.dtype()));
+    OP_REQUIRES_OK(ctx, CheckMovable(value.dtype()));
     OP_REQUIRES_OK(ctx, CheckAtLeastVector(value));
     OP_REQUIRES(ctx, lengths.shape().dims() == 1,
                 absl::InvalidArgumentError(absl::StrCat(
@@ -327,7 +360,8 @@ class TensorArraySplitOp : public OpKernel {
       OP_REQUIRES(ctx, length[i] >= 0,
                   absl::InvalidArgumentError(absl::StrCat(
                       "TensorArraySplitV3: lengths[", i, "] is negative: ", length[i])));
-      total += length[i];
+      OP_REQUIRES(ctx, !__builtin_add_overflow(total, length[i], &total),
+                  absl::InvalidArgumentError("TensorArraySplitV3: the lengths overflow int64"));
     }
     OP_REQUIRES(ctx, total == value.shape().dim_size(0),
                 absl::InvalidArgumentError(absl::StrCat(
@@ -393,7 +427,11 @@ class TensorArrayGradOp : public CheapOpKernel {
     }
     OP_ASSIGN_OR_RETURN(ctx, StepResources * resources, StepResourcesOf(*ctx));
     const std::string name = absl::StrCat(forward->name(), "@", source_);
-    resources->AddIfAbsent(name, std::make_shared<TensorArray>(name, options));
+    auto grad = std::dynamic_pointer_cast<TensorArray>(
+        resources->AddIfAbsent(name, std::make_shared<TensorArray>(name, options)));
+    OP_REQUIRES(ctx, grad != nullptr && grad->options().multiple_writes_aggregate,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "TensorArray name ", name, " is taken by another resource of this step")));
     OP_REQUIRES_OK(ctx, OutputHandle(ctx, name, -1));
     ctx->set_output(1, ctx->input(1));
   }

@@ -116,10 +116,17 @@ absl::StatusOr<Tensor> Zeros(OpKernelContext* ctx, DataType dtype, const Partial
                              "fully defined: ", shape.ToString(),
                        " and no list element is set.");
   }
-  DFLOW_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(ctx->allocator(), dtype,
-                                                    TensorShape(absl::MakeConstSpan(shape.dims()))));
-  if (t.TotalBytes() > 0) std::memset(t.raw_data(), 0, t.TotalBytes());
+  DFLOW_ASSIGN_OR_RETURN(TensorShape dims, TensorShape::Make(shape.dims()));
+  DFLOW_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(ctx->allocator(), dtype, dims));
+  if (DataTypeSize(dtype) > 0 && t.TotalBytes() > 0) std::memset(t.raw_data(), 0, t.TotalBytes());
   return t;
+}
+
+absl::Status CheckListSize(const OpKernelContext& ctx, int64_t n) {
+  if (n <= kMaxListElements) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      ctx.kernel().type_string(), ": a list of ", n, " elements is over dflow's limit of ",
+      kMaxListElements));
 }
 
 // The shape of unset elements: the list's, merged with the op's element_shape input and

@@ -47,6 +47,13 @@ absl::Status CheckItemShape(const OpKernelContext& ctx, const TensorList& list,
 // Sets output `index` to a scalar variant holding `list`.
 absl::Status OutputList(OpKernelContext* ctx, int index, std::shared_ptr<const TensorList> list);
 
+// Lists hold at most this many elements (a slot is a Tensor handle, ~64 bytes): a hostile
+// size gets RESOURCE_EXHAUSTED instead of a failed allocation that ends the process.
+inline constexpr int64_t kMaxListElements = int64_t{1} << 26;
+
+// RESOURCE_EXHAUSTED when a list of `n` elements would be over kMaxListElements.
+absl::Status CheckListSize(const OpKernelContext& ctx, int64_t n);
+
 // Zeros of `shape` for an element never set, which needs a fully defined shape.
 absl::StatusOr<Tensor> Zeros(OpKernelContext* ctx, DataType dtype, const PartialShape& shape);
 

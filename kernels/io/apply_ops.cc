@@ -5,8 +5,10 @@
 // An op updates its variable and accumulators ("slots") together under their locks.
 // Updates are copy-on-write as everywhere in dflow (variable_update.h): a slot whose
 // buffer is shared with a reader is copied first, so values already fetched never change.
-// Nesterov (ApplyMomentum, ApplyAdam) and update_slots (Adagrad) follow TF's attrs;
+// Nesterov (ApplyMomentum, ApplyAdam) and update_slots (Adagrad: false leaves accum as it
+// is) follow TF's attrs;
 // use_locking is implied: dflow always locks.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -59,15 +61,16 @@ absl::StatusOr<Slot> ResourceSlotInput(const OpKernelContext& ctx, int index) {
   return Slot{&var->mu, &var->value, h.name(), var};
 }
 
-// Locks each distinct mutex once, in input order; unlocks on destruction.
+// Locks each distinct mutex once, in address order (as TF's
+// MaybeLockVariableInputMutexesInOrder), so two ops updating the same variables in
+// different input orders cannot deadlock; unlocks on destruction.
 class SlotLocks {
  public:
   explicit SlotLocks(const std::vector<Slot>& slots) {
-    for (const Slot& s : slots) {
-      if (std::find(locked_.begin(), locked_.end(), s.mu) != locked_.end()) continue;
-      s.mu->Lock();
-      locked_.push_back(s.mu);
-    }
+    for (const Slot& s : slots) locked_.push_back(s.mu);
+    std::sort(locked_.begin(), locked_.end());
+    locked_.erase(std::unique(locked_.begin(), locked_.end()), locked_.end());
+    for (absl::Mutex* mu : locked_) mu->Lock();
   }
   ~SlotLocks() {
     for (auto it = locked_.rbegin(); it != locked_.rend(); ++it) (*it)->Unlock();
@@ -85,8 +88,6 @@ class ApplyOp : public OpKernel {
   explicit ApplyOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     if (ctx->HasAttr("use_nesterov")) OP_REQUIRES_OK(ctx, ctx->GetAttr("use_nesterov", &nesterov_));
     if (ctx->HasAttr("update_slots")) OP_REQUIRES_OK(ctx, ctx->GetAttr("update_slots", &update_slots_));
-    OP_REQUIRES(ctx, update_slots_,
-                absl::UnimplementedError(absl::StrCat(type_string(), " with update_slots=false")));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -97,6 +98,7 @@ class ApplyOp : public OpKernel {
     }
     optimizer::Args<T> args;
     args.nesterov = nesterov_;
+    args.update_slots = update_slots_;
     OP_REQUIRES_OK(ctx, ReadScalars(*ctx, &args));
     const Tensor& grad = ctx->input(Fn::kGrad);
     {

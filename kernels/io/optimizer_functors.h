@@ -19,6 +19,7 @@ struct Args {
   const T* grad;
   T scalar[6];
   bool nesterov = false;
+  bool update_slots = true;  // Adagrad's accumulators
 };
 
 // ApplyGradientDescent is AddScaled (variable_update.h); the rest:
@@ -121,7 +122,7 @@ struct Adagrad {
     T* accum = a.slot[1];
     for (int64_t i = begin; i < end; ++i) {
       const T g = a.grad[i];
-      accum[i] += g * g;
+      if (a.update_slots) accum[i] += g * g;
       var[i] -= g * lr * (T(1) / std::sqrt(accum[i]));
     }
   }
@@ -138,7 +139,7 @@ struct AdagradV2 {
     T* accum = a.slot[1];
     for (int64_t i = begin; i < end; ++i) {
       const T g = a.grad[i];
-      accum[i] += g * g;
+      if (a.update_slots) accum[i] += g * g;
       var[i] -= g * lr / (std::sqrt(accum[i]) + epsilon);
     }
   }

@@ -300,5 +300,18 @@ TEST_CASE("TensorListScatter, V2 and into an existing list", "[list]") {
         "Invalid data types; input tensor type: float list element_type: int32");
 }
 
+TEST_CASE("Hostile list sizes and leading_dims get errors, not crashes", "[list]") {
+  const Tensor reserved = Reserve(Shape({-1, 2}), 2);
+  auto negative = ConcatV2(reserved, Shape({-1, 2}), {0, -1});
+  CHECK(negative.status().message() == "leading_dims[1] = -1 is negative");
+  auto huge = OpTester("TensorListReserve", Registry()).Attr("element_dtype", DT_FLOAT)
+                  .Attr("shape_type", DT_INT32).Input(UnknownShape()).Input(I32(2147483647))
+                  .RunOne();
+  CHECK(huge.status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK(Scatter({0, 1, 2147483000}).status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK(Split(Filled<float>({1, 2}, {1, 2}), {1, INT64_MAX}).status().message() ==
+        "Attempting to slice [1, 9223372036854775807] from tensor with length 1");
+}
+
 }  // namespace
 }  // namespace dflow

@@ -296,5 +296,24 @@ TEST_CASE("InTopKV2 counts strictly greater predictions; non-finite rows say fal
   CHECK(InTopK<int64_t>(two_rows, 2, {0, 1}, 3) == std::vector<bool>{false, true});
 }
 
+TEST_CASE("SoftmaxCrossEntropyWithLogits broadcasts a [1, C] operand as TF does",
+          "[kernels][nn_grad]") {
+  // One label row for a batch of two: the same as the label repeated.
+  auto broadcast = OpTester("SoftmaxCrossEntropyWithLogits", Registry())
+                       .Attr("T", DT_FLOAT)
+                       .Input(Filled<float>({2, 3}, {1, 2, 3, 0, 0, 0}))
+                       .Input(Filled<float>({1, 3}, {0, 0, 1}))
+                       .Run();
+  auto repeated = OpTester("SoftmaxCrossEntropyWithLogits", Registry())
+                      .Attr("T", DT_FLOAT)
+                      .Input(Filled<float>({2, 3}, {1, 2, 3, 0, 0, 0}))
+                      .Input(Filled<float>({2, 3}, {0, 0, 1, 0, 0, 1}))
+                      .Run();
+  REQUIRE(broadcast.ok());
+  REQUIRE(repeated.ok());
+  CHECK(Values<float>((*broadcast)[0]) == Values<float>((*repeated)[0]));
+  CHECK(Values<float>((*broadcast)[1]) == Values<float>((*repeated)[1]));
+}
+
 }  // namespace
 }  // namespace dflow

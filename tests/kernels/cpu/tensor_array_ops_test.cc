@@ -307,5 +307,30 @@ TEST_CASE("Outside a step, TensorArray ops say they need one", "[tensor_array]")
   CHECK(out.status().code() == absl::StatusCode::kFailedPrecondition);
 }
 
+TEST_CASE("Hostile TensorArray inputs get errors, not crashes", "[tensor_array]") {
+  Step step;
+  auto huge = step.Op("TensorArrayV3").Attr("dtype", DT_FLOAT).Input(I32(2147483647)).Run();
+  CHECK(huge.status().code() == absl::StatusCode::kResourceExhausted);
+  Tensor dynamic = step.NewArray(0, true);
+  CHECK(step.Write(dynamic, 2147483600, F32(1)).code() == absl::StatusCode::kResourceExhausted);
+  // An index that is not a scalar.
+  Tensor h = step.NewArray(2);
+  auto vector_index = step.Op("TensorArrayWriteV3").Attr("T", DT_FLOAT).Input(h)
+                          .Input(Vec<int32_t>({})).Input(F32(1)).Input(Flow()).Run();
+  CHECK(vector_index.status().message() == "TensorArray index must be scalar, but had shape: [0]");
+  // A huge element shape: zeros for an unwritten slot would not fit int64.
+  Tensor big = step.NewArray(1, false, {4294967296, 4294967296}, true);
+  CHECK(step.Read(big, 0).status().code() == absl::StatusCode::kInvalidArgument);
+  // Scatter of values of another dtype is refused before slicing them.
+  auto ints = step.Op("TensorArrayScatterV3").Attr("T", DT_INT32).Input(step.NewArray(2))
+                  .Input(Vec<int32_t>({0})).Input(Vec<int32_t>({7})).Input(Flow()).Run();
+  CHECK(ints.status().message() == "TensorArray dtype is float but Op is trying to write dtype int32.");
+  // Split lengths whose sum overflows int64.
+  auto overflow = step.Op("TensorArraySplitV3").Attr("T", DT_FLOAT).Input(step.NewArray(0, true))
+                      .Input(Filled<float>({0, 0}, {}))
+                      .Input(Vec<int64_t>({INT64_MAX, INT64_MAX, 2})).Input(Flow()).Run();
+  CHECK(overflow.status().code() == absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace dflow
