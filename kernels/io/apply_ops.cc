@@ -20,6 +20,7 @@
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/io/optimizer_functors.h"
 #include "kernels/io/register_io_kernels.h"
+#include "kernels/io/resource_handle_input.h"
 #include "runtime/variable_store.h"
 
 namespace dflow {
@@ -45,20 +46,10 @@ absl::StatusOr<Slot> RefSlotInput(const OpKernelContext& ctx, int index) {
 }
 
 absl::StatusOr<Slot> ResourceSlotInput(const OpKernelContext& ctx, int index) {
-  const Tensor& t = ctx.input(index);
-  if (t.dtype() != DT_RESOURCE || t.shape().dims() != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(ctx.kernel().type_string(), ": input ", index,
-                                                   " must be a scalar resource handle"));
-  }
-  const ResourceHandleProto& h = t.scalar<ResourceHandleProto>();
-  std::shared_ptr<ResourceVariable> var =
-      ctx.device()->variables()->FindResource(h.container(), h.name());
-  if (var == nullptr) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "Could not find variable ", h.name(), ". This could mean that the variable has been "
-        "deleted. In TF1, it can also mean the variable is uninitialized."));
-  }
-  return Slot{&var->mu, &var->value, h.name(), var};
+  DFLOW_ASSIGN_OR_RETURN(std::shared_ptr<ResourceVariable> var, FindVariableInput(ctx, index));
+  Slot slot{&var->mu, &var->value, ctx.input(index).scalar<ResourceHandleProto>().name(), nullptr};
+  slot.resource = std::move(var);
+  return slot;
 }
 
 // Locks each distinct mutex once, in address order (as TF's

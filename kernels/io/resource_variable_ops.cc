@@ -20,6 +20,7 @@
 #include "kernels/cpu/gather.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/io/register_io_kernels.h"
+#include "kernels/io/resource_handle_input.h"
 #include "kernels/io/variable_update.h"
 #include "runtime/variable_store.h"
 
@@ -58,26 +59,6 @@ class VarHandleOp : public CheapOpKernel {
   ResourceHandleProto handle_;
 };
 
-// The handle of input `index`, checked to be a scalar resource.
-absl::StatusOr<const ResourceHandleProto*> HandleInput(const OpKernelContext& ctx, int index) {
-  const Tensor& t = ctx.input(index);
-  if (t.dtype() != DT_RESOURCE || t.shape().dims() != 0) {
-    return KernelError(ctx, "input ", index, " must be a scalar resource handle, not ",
-                       DataTypeString(t.dtype()), t.shape().DebugString());
-  }
-  return &t.scalar<ResourceHandleProto>();
-}
-
-// TF 2.21's text for a variable that does not exist (never assigned, or destroyed).
-absl::Status NotFound(const ResourceHandleProto& h) {
-  return absl::FailedPreconditionError(absl::StrCat(
-      "Could not find variable ", h.name(), ". This could mean that the variable has been "
-      "deleted. In TF1, it can also mean the variable is uninitialized. Debug info: "
-      "container=", h.container().empty() ? "localhost" : h.container(),
-      ", status error message=Resource localhost/", h.container(), "/", h.name(),
-      "/N10tensorflow3VarE does not exist."));
-}
-
 absl::Status WrongDtype(absl::string_view what, DataType expected, DataType got) {
   return absl::InvalidArgumentError(absl::StrCat("Trying to ", what,
                                                  " variable with wrong dtype. Expected ",
@@ -89,10 +70,7 @@ absl::Status WrongDtype(absl::string_view what, DataType expected, DataType got)
 absl::StatusOr<std::shared_ptr<ResourceVariable>> ExistingVariable(const OpKernelContext& ctx,
                                                                    DataType dtype,
                                                                    absl::string_view what) {
-  DFLOW_ASSIGN_OR_RETURN(const ResourceHandleProto* h, HandleInput(ctx, 0));
-  std::shared_ptr<ResourceVariable> var =
-      ctx.device()->variables()->FindResource(h->container(), h->name());
-  if (var == nullptr) return NotFound(*h);
+  DFLOW_ASSIGN_OR_RETURN(std::shared_ptr<ResourceVariable> var, FindVariableInput(ctx, 0));
   if (var->dtype != dtype) return WrongDtype(what, dtype, var->dtype);  // TF's order
   return var;
 }
@@ -107,7 +85,7 @@ class ReadVariableOp : public CheapOpKernel {
                         ExistingVariable(*ctx, dtype_, "read"));
     absl::MutexLock lock(&var->mu);
     OP_REQUIRES(ctx, var->value.IsInitialized(),
-                NotFound(ctx->input(0).scalar<ResourceHandleProto>()));
+                VariableNotFound(ctx->input(0).scalar<ResourceHandleProto>()));
     ctx->set_output(0, var->value);
   }
 
@@ -162,7 +140,7 @@ class ResourceUpdateOp : public CheapOpKernel {
     const Tensor& delta = ctx->input(DeltaIndex());
     absl::MutexLock lock(&var->mu);
     OP_REQUIRES(ctx, var->value.IsInitialized(),
-                NotFound(ctx->input(0).scalar<ResourceHandleProto>()));
+                VariableNotFound(ctx->input(0).scalar<ResourceHandleProto>()));
     OP_REQUIRES_OK(ctx, CheckShapes(var->value, delta));
     OP_REQUIRES_OK(ctx, AddScaled(ctx, scale, delta, &var->value));
   }
@@ -234,11 +212,11 @@ class VariableShapeOp : public CheapOpKernel {
     OP_ASSIGN_OR_RETURN(ctx, const ResourceHandleProto* h, HandleInput(*ctx, 0));
     std::shared_ptr<ResourceVariable> var =
         ctx->device()->variables()->FindResource(h->container(), h->name());
-    OP_REQUIRES(ctx, var != nullptr, NotFound(*h));
+    OP_REQUIRES(ctx, var != nullptr, VariableNotFound(*h));
     TensorShape shape;
     {
       absl::MutexLock lock(&var->mu);
-      OP_REQUIRES(ctx, var->value.IsInitialized(), NotFound(*h));
+      OP_REQUIRES(ctx, var->value.IsInitialized(), VariableNotFound(*h));
       shape = var->value.shape();
     }
     OP_ASSIGN_OR_RETURN(ctx, Tensor * out,
@@ -264,7 +242,7 @@ class ResourceGatherOp : public OpKernel {
       absl::MutexLock lock(&var->mu);
       params = var->value;
     }
-    OP_REQUIRES(ctx, params.IsInitialized(), NotFound(ctx->input(0).scalar<ResourceHandleProto>()));
+    OP_REQUIRES(ctx, params.IsInitialized(), VariableNotFound(ctx->input(0).scalar<ResourceHandleProto>()));
     OP_REQUIRES(ctx, params.shape().dims() >= 1,
                 KernelError(*ctx, "params must be at least 1 dimensional"));
     OP_REQUIRES_OK(ctx, GatherIntoOutput(ctx, params, ctx->input(1), 0));
@@ -283,7 +261,7 @@ class DestroyResourceOp : public CheapOpKernel {
   void Compute(OpKernelContext* ctx) override {
     OP_ASSIGN_OR_RETURN(ctx, const ResourceHandleProto* h, HandleInput(*ctx, 0));
     const bool found = ctx->device()->variables()->DestroyResource(h->container(), h->name());
-    OP_REQUIRES(ctx, found || ignore_lookup_error_, NotFound(*h));
+    OP_REQUIRES(ctx, found || ignore_lookup_error_, VariableNotFound(*h));
   }
 
  private:

@@ -1,0 +1,36 @@
+#include "kernels/io/resource_handle_input.h"
+
+#include "absl/strings/str_cat.h"
+#include "graph/status_macros.h"
+#include "kernels/cpu/kernel_util.h"
+
+namespace dflow {
+
+absl::StatusOr<const ResourceHandleProto*> HandleInput(const OpKernelContext& ctx, int index) {
+  const Tensor& t = ctx.input(index);
+  if (t.dtype() != DT_RESOURCE || t.shape().dims() != 0) {
+    return KernelError(ctx, "input ", index, " must be a scalar resource handle, not ",
+                       DataTypeString(t.dtype()), t.shape().DebugString());
+  }
+  return &t.scalar<ResourceHandleProto>();
+}
+
+absl::Status VariableNotFound(const ResourceHandleProto& h) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "Could not find variable ", h.name(), ". This could mean that the variable has been "
+      "deleted. In TF1, it can also mean the variable is uninitialized. Debug info: "
+      "container=", h.container().empty() ? "localhost" : h.container(),
+      ", status error message=Resource localhost/", h.container(), "/", h.name(),
+      "/N10tensorflow3VarE does not exist."));
+}
+
+absl::StatusOr<std::shared_ptr<VariableStore::ResourceVariable>> FindVariableInput(
+    const OpKernelContext& ctx, int index) {
+  DFLOW_ASSIGN_OR_RETURN(const ResourceHandleProto* h, HandleInput(ctx, index));
+  std::shared_ptr<VariableStore::ResourceVariable> var =
+      ctx.device()->variables()->FindResource(h->container(), h->name());
+  if (var == nullptr) return VariableNotFound(*h);
+  return var;
+}
+
+}  // namespace dflow

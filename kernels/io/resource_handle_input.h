@@ -1,0 +1,30 @@
+// Reading a resource-variable handle input, shared by the resource-variable kernels
+// (resource_variable_ops.cc) and the optimizer apply ops (apply_ops.cc): the handle check
+// and TF 2.21's text for a variable that does not exist.
+#ifndef DFLOW_KERNELS_IO_RESOURCE_HANDLE_INPUT_H_
+#define DFLOW_KERNELS_IO_RESOURCE_HANDLE_INPUT_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "proto/resource_handle.pb.h"
+#include "runtime/op_kernel.h"
+#include "runtime/variable_store.h"
+
+namespace dflow {
+
+// The handle of input `index`, checked to be a scalar resource.
+absl::StatusOr<const ResourceHandleProto*> HandleInput(const OpKernelContext& ctx, int index);
+
+// TF 2.21's FAILED_PRECONDITION for a variable that does not exist (never assigned, or
+// destroyed).
+absl::Status VariableNotFound(const ResourceHandleProto& h);
+
+// The resource variable input `index`'s handle names on this device; VariableNotFound
+// when there is none.
+absl::StatusOr<std::shared_ptr<VariableStore::ResourceVariable>> FindVariableInput(
+    const OpKernelContext& ctx, int index);
+
+}  // namespace dflow
+
+#endif  // DFLOW_KERNELS_IO_RESOURCE_HANDLE_INPUT_H_
