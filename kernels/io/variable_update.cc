@@ -4,24 +4,28 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
+#include "kernels/cpu/kernel_util.h"
 
 namespace dflow {
 namespace {
 
+// Sharded over the pool: a large layer's update is memory-bound, and both cores help.
 template <typename T>
-void Apply(const Tensor& var, const Tensor& delta, double scale, Tensor* out) {
+void Apply(OpKernelContext* ctx, const Tensor& var, const Tensor& delta, double scale,
+           Tensor* out) {
   const T* a = var.data<T>();
   const T* d = delta.data<T>();
   T* o = out->data<T>();
   const T s = static_cast<T>(scale);
-  const int64_t n = var.NumElements();
-  if (scale == 1) {
-    for (int64_t i = 0; i < n; ++i) o[i] = a[i] + d[i];
-  } else if (scale == -1) {
-    for (int64_t i = 0; i < n; ++i) o[i] = a[i] - d[i];
-  } else {
-    for (int64_t i = 0; i < n; ++i) o[i] = a[i] + s * d[i];
-  }
+  ParallelForElements(ctx, var.NumElements(), 2, [=](int64_t begin, int64_t end) {
+    if (scale == 1) {
+      for (int64_t i = begin; i < end; ++i) o[i] = a[i] + d[i];
+    } else if (scale == -1) {
+      for (int64_t i = begin; i < end; ++i) o[i] = a[i] - d[i];
+    } else {
+      for (int64_t i = begin; i < end; ++i) o[i] = a[i] + s * d[i];
+    }
+  });
 }
 
 }  // namespace
@@ -40,7 +44,7 @@ absl::Status AddScaled(OpKernelContext* ctx, double scale, const Tensor& delta, 
   }
   const bool supported = DispatchNumeric(value->dtype(), [&](auto zero) {
     using T = decltype(zero);
-    if constexpr (!std::is_same_v<T, bool>) Apply<T>(*value, delta, scale, &target);
+    if constexpr (!std::is_same_v<T, bool>) Apply<T>(ctx, *value, delta, scale, &target);
   });
   if (!supported) {
     return absl::UnimplementedError(
