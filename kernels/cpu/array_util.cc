@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph/status_macros.h"
 #include "kernels/cpu/kernel_util.h"
 
 namespace dflow {
@@ -80,6 +81,17 @@ void CopyTensorContents(OpKernelContext* ctx, const Tensor& from, const Tensor& 
     using T = decltype(zero);
     ParallelCopy<T>(ctx, from.data<T>(), to.data<T>(), from.NumElements());
   });
+}
+
+absl::StatusOr<Tensor> CopyRows(OpKernelContext* ctx, const Tensor& t, int64_t begin,
+                                const TensorShape& shape) {
+  DFLOW_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(ctx->allocator(), t.dtype(), shape));
+  const int64_t row = DimProduct(t.shape(), 1, t.shape().dims());
+  DispatchByElementSize(t.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    ParallelCopy<T>(ctx, t.data<T>() + begin * row, out.data<T>(), out.NumElements());
+  });
+  return out;
 }
 
 }  // namespace dflow

@@ -122,6 +122,12 @@ void ParallelCopy(OpKernelContext* ctx, const T* src, T* dst, int64_t n) {
 // REQUIRES: the dtype is copyable (CopyableTypes()).
 void CopyTensorContents(OpKernelContext* ctx, const Tensor& from, const Tensor& to);
 
+// A new tensor of `shape` holding t's elements from row `begin` on (a row is t's shape
+// without its first dim): rows [begin, begin + rows) of t, reshaped to `shape`.
+// REQUIRES: t's dtype is copyable; the rows are within t.
+absl::StatusOr<Tensor> CopyRows(OpKernelContext* ctx, const Tensor& t, int64_t begin,
+                                const TensorShape& shape);
+
 // Registration of the kernels that live outside array_ops.cc.
 absl::Status RegisterCastKernel(KernelRegistry* registry);       // cast_op.cc
 absl::Status RegisterConcatKernels(KernelRegistry* registry);    // concat_ops.cc

@@ -5,7 +5,11 @@
 #define DFLOW_KERNELS_CPU_CHANNEL_VIEW_H_
 
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <vector>
 
+#include "kernels/cpu/kernel_util.h"
 #include "runtime/tensor_shape.h"
 
 namespace dflow {
@@ -27,6 +31,29 @@ inline ChannelView ViewOf(const TensorShape& x, bool channels_last) {
     if (i > axis) v.inner *= x.dim_size(i);
   }
   return v;
+}
+
+// `num_sums` per-channel sums over the whole view, in double, sharded over outer blocks:
+// `add(o, sums)` adds outer block o's terms into sums[k * channels + c]. The shards'
+// partial sums are added in shard order, so the result is the same every run (threads
+// finish in any order). `cost` is the work of one outer block, for sharding.
+template <typename AddFn>
+std::vector<double> ShardedChannelSums(OpKernelContext* ctx, const ChannelView& v, int num_sums,
+                                       int64_t cost, const AddFn& add) {
+  const size_t size = static_cast<size_t>(num_sums * v.channels);
+  std::mutex mu;
+  std::map<int64_t, std::vector<double>> partials;  // by the shard's first block
+  ParallelForElements(ctx, v.outer, cost, [&](int64_t begin, int64_t end) {
+    std::vector<double> part(size, 0.0);
+    for (int64_t o = begin; o < end; ++o) add(o, part.data());
+    std::lock_guard<std::mutex> lock(mu);
+    partials[begin] = std::move(part);
+  });
+  std::vector<double> total(size, 0.0);
+  for (const auto& [begin, part] : partials) {
+    for (size_t k = 0; k < size; ++k) total[k] += part[k];
+  }
+  return total;
 }
 
 }  // namespace dflow

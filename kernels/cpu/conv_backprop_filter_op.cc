@@ -21,6 +21,7 @@
 #include "graph/status_macros.h"
 #include "kernels/cpu/array_util.h"
 #include "kernels/cpu/conv_attrs.h"
+#include "kernels/cpu/conv_backprop_dims.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/register_cpu_kernels.h"
@@ -42,18 +43,6 @@ struct Geometry {
             rows.pad_after, cols.pad_before, cols.pad_after};
   }
 };
-
-absl::Status CheckDim(Padding padding, int spatial_dim, int64_t out_size, WindowDim* d) {
-  DFLOW_RETURN_IF_ERROR(ComputeWindow(padding, d));
-  if (d->output != out_size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        kLabel, "Size of out_backprop doesn't match computed: actual = ", out_size,
-        ", computed = ", d->output, " spatial_dim: ", spatial_dim, " input: ", d->input,
-        " filter: ", d->size, " output: ", out_size, " stride: ", d->stride,
-        " dilation: ", d->dilation));
-  }
-  return absl::OkStatus();
-}
 
 absl::StatusOr<Geometry> MakeGeometry(const ConvAttrs& a, const TensorShape& in,
                                       const std::vector<int64_t>& filter, const TensorShape& out) {
@@ -88,8 +77,10 @@ absl::StatusOr<Geometry> MakeGeometry(const ConvAttrs& a, const TensorShape& in,
             a.explicit_pads[1]};
   g.cols = {in.dim_size(l.width), filter[1], a.strides[1], a.dilations[1], a.explicit_pads[2],
             a.explicit_pads[3]};
-  DFLOW_RETURN_IF_ERROR(CheckDim(a.padding, l.height, out.dim_size(l.height), &g.rows));
-  DFLOW_RETURN_IF_ERROR(CheckDim(a.padding, l.width, out.dim_size(l.width), &g.cols));
+  DFLOW_RETURN_IF_ERROR(
+      CheckBackpropDim(kLabel, a.padding, l.height, out.dim_size(l.height), &g.rows));
+  DFLOW_RETURN_IF_ERROR(
+      CheckBackpropDim(kLabel, a.padding, l.width, out.dim_size(l.width), &g.cols));
   return g;
 }
 

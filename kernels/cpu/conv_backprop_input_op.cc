@@ -28,6 +28,7 @@
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/register_cpu_kernels.h"
 #include "kernels/cpu/conv_attrs.h"
+#include "kernels/cpu/conv_backprop_dims.h"
 #include "kernels/cpu/window_geometry.h"
 #include "runtime/kernel_registry.h"
 
@@ -84,19 +85,6 @@ absl::StatusOr<std::vector<int64_t>> InputDims(const ConvAttrs& a, const Tensor&
                    v.size()));
 }
 
-// One spatial dim, TF's ConvBackpropExtractAndVerifyDimension: out_backprop's size must
-// be the forward convolution's.
-absl::Status CheckDim(Padding padding, int spatial_dim, int64_t out_size, WindowDim* d) {
-  DFLOW_RETURN_IF_ERROR(ComputeWindow(padding, d));
-  if (d->output != out_size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        kLabel, "Size of out_backprop doesn't match computed: actual = ", out_size, ", computed = ",
-        d->output, " spatial_dim: ", spatial_dim, " input: ", d->input, " filter: ", d->size,
-        " output: ", out_size, " stride: ", d->stride, " dilation: ", d->dilation));
-  }
-  return absl::OkStatus();
-}
-
 // TF's ConvBackpropComputeDimensionsV2 checks, in TF's order, then the CPU kernel's
 // refusal of grouped filters.
 absl::StatusOr<Geometry> MakeGeometry(const ConvAttrs& a, const std::vector<int64_t>& in,
@@ -131,8 +119,10 @@ absl::StatusOr<Geometry> MakeGeometry(const ConvAttrs& a, const std::vector<int6
             a.dilations[0], a.explicit_pads[0], a.explicit_pads[1]};
   g.cols = {in[l.width],    filter.dim_size(1), a.strides[1],
             a.dilations[1], a.explicit_pads[2], a.explicit_pads[3]};
-  DFLOW_RETURN_IF_ERROR(CheckDim(a.padding, l.height, out.dim_size(l.height), &g.rows));
-  DFLOW_RETURN_IF_ERROR(CheckDim(a.padding, l.width, out.dim_size(l.width), &g.cols));
+  DFLOW_RETURN_IF_ERROR(
+      CheckBackpropDim(kLabel, a.padding, l.height, out.dim_size(l.height), &g.rows));
+  DFLOW_RETURN_IF_ERROR(
+      CheckBackpropDim(kLabel, a.padding, l.width, out.dim_size(l.width), &g.cols));
   if (g.in_depth != filter_depth) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Gradients for grouped convolutions are not supported on CPU. Please file a feature "

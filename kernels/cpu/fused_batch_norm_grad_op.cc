@@ -13,9 +13,6 @@
 // reserve_space_3/4 (outputs 3 and 4) are empty, as on TF's CPU.
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <mutex>
-#include <utility>
 #include <string>
 #include <vector>
 
@@ -29,34 +26,23 @@
 namespace dflow {
 namespace {
 
-// Per-channel sums of dy and of dy * (x - mean), in double, sharded over outer blocks.
-// Shards' partial sums are added in shard order, so the result is the same every run.
+// Per-channel sums of dy and of dy * (x - mean), in double (ShardedChannelSums: the same
+// bits every run).
 void ChannelSums(OpKernelContext* ctx, const ChannelView& v, const float* dy, const float* x,
                  const float* mean, std::vector<double>* sum_dy, std::vector<double>* sum_dy_xc) {
-  sum_dy->assign(v.channels, 0.0);
-  sum_dy_xc->assign(v.channels, 0.0);
-  std::mutex mu;
-  std::map<int64_t, std::pair<std::vector<double>, std::vector<double>>> partials;
-  ParallelForElements(ctx, v.outer, 3 * v.channels * v.inner, [&](int64_t begin, int64_t end) {
-    std::vector<double> a(v.channels, 0.0), b(v.channels, 0.0);
-    for (int64_t o = begin; o < end; ++o) {
-      for (int64_t c = 0; c < v.channels; ++c) {
-        for (int64_t i = 0; i < v.inner; ++i) {
-          const int64_t k = v.At(o, c, i);
-          a[c] += dy[k];
-          b[c] += static_cast<double>(dy[k]) * (static_cast<double>(x[k]) - mean[c]);
+  const std::vector<double> sums =
+      ShardedChannelSums(ctx, v, 2, 3 * v.channels * v.inner, [&](int64_t o, double* part) {
+        for (int64_t c = 0; c < v.channels; ++c) {
+          for (int64_t i = 0; i < v.inner; ++i) {
+            const int64_t k = v.At(o, c, i);
+            const double centered = static_cast<double>(x[k]) - mean[c];
+            part[c] += dy[k];
+            part[v.channels + c] += static_cast<double>(dy[k]) * centered;
+          }
         }
-      }
-    }
-    std::lock_guard<std::mutex> lock(mu);
-    partials[begin] = {std::move(a), std::move(b)};
-  });
-  for (const auto& [begin, sums] : partials) {
-    for (int64_t c = 0; c < v.channels; ++c) {
-      (*sum_dy)[c] += sums.first[c];
-      (*sum_dy_xc)[c] += sums.second[c];
-    }
-  }
+      });
+  sum_dy->assign(sums.begin(), sums.begin() + v.channels);
+  sum_dy_xc->assign(sums.begin() + v.channels, sums.end());
 }
 
 class FusedBatchNormGradOp : public OpKernel {

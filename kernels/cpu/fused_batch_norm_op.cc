@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -73,28 +72,20 @@ void ApplyAffine(const ChannelView& v, const ChannelAffine& a, const float* x, f
 }
 
 // Per-channel sums of (x - center[c])^power (power 1 or 2) over the whole view, in
-// double, sharded over outer blocks; each shard adds its partial sums under a lock.
+// double (ShardedChannelSums: the same bits every run).
 std::vector<double> ChannelSums(OpKernelContext* ctx, const ChannelView& v, const float* x,
                                 const std::vector<double>& center, int power) {
-  std::vector<double> total(v.channels, 0.0);
-  std::mutex mu;
-  ParallelForElements(ctx, v.outer, 2 * v.channels * v.inner, [&](int64_t begin, int64_t end) {
-    std::vector<double> part(v.channels, 0.0);
-    for (int64_t o = begin; o < end; ++o) {
-      const float* xo = x + o * v.channels * v.inner;
-      for (int64_t c = 0; c < v.channels; ++c) {
-        double sum = 0.0;
-        for (int64_t i = 0; i < v.inner; ++i) {
-          const double d = xo[c * v.inner + i] - center[c];
-          sum += power == 1 ? d : d * d;
-        }
-        part[c] += sum;
+  return ShardedChannelSums(ctx, v, 1, 2 * v.channels * v.inner, [&](int64_t o, double* sums) {
+    const float* xo = x + o * v.channels * v.inner;
+    for (int64_t c = 0; c < v.channels; ++c) {
+      double sum = 0.0;
+      for (int64_t i = 0; i < v.inner; ++i) {
+        const double d = xo[c * v.inner + i] - center[c];
+        sum += power == 1 ? d : d * d;
       }
+      sums[c] += sum;
     }
-    std::lock_guard<std::mutex> lock(mu);
-    for (int64_t c = 0; c < v.channels; ++c) total[c] += part[c];
   });
-  return total;
 }
 
 // The batch's mean and (biased) variance per channel. REQUIRES: v.PerChannel() > 0.

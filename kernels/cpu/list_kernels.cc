@@ -95,14 +95,8 @@ class TensorListFromTensorOp : public ListKernel {
                     " from a tensor with shape ", PartialShape(element_dims).ToString())));
     list->element_shape = requested;
     const TensorShape element_shape(absl::MakeConstSpan(element_dims));
-    const int64_t n = dims[0];
-    const size_t bytes = n == 0 ? 0 : t.TotalBytes() / n;
-    for (int64_t i = 0; i < n; ++i) {
-      OP_ASSIGN_OR_RETURN(ctx, Tensor element,
-                          Tensor::Allocate(ctx->allocator(), t.dtype(), element_shape));
-      if (bytes > 0) {
-        std::memcpy(element.raw_data(), static_cast<const char*>(t.raw_data()) + i * bytes, bytes);
-      }
+    for (int64_t i = 0; i < dims[0]; ++i) {
+      OP_ASSIGN_OR_RETURN(ctx, Tensor element, CopyRows(ctx, t, i, element_shape));
       list->tensors.push_back(std::move(element));
     }
     OP_REQUIRES_OK(ctx, OutputList(ctx, 0, std::move(list)));

@@ -41,21 +41,12 @@ absl::Status CheckAtLeastVector(const Tensor& t) {
 absl::StatusOr<Tensor> Rows(OpKernelContext* ctx, const Tensor& t, int64_t begin, int64_t rows) {
   std::vector<int64_t> dims(t.shape().dim_sizes().begin(), t.shape().dim_sizes().end());
   dims[0] = rows;
-  DFLOW_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(ctx->allocator(), t.dtype(),
-                                                      TensorShape(absl::MakeConstSpan(dims))));
-  const int64_t row = DimProduct(t.shape(), 1, t.shape().dims());
-  const size_t bytes = row * DataTypeSize(t.dtype());
-  if (rows * bytes > 0) {
-    std::memcpy(out.raw_data(), static_cast<const char*>(t.raw_data()) + begin * bytes,
-                rows * bytes);
-  }
-  return out;
+  return CopyRows(ctx, t, begin, TensorShape(absl::MakeConstSpan(dims)));
 }
 
 // Row `i` of `t` as a tensor of t's shape without its first dim.
 absl::StatusOr<Tensor> Row(OpKernelContext* ctx, const Tensor& t, int64_t i) {
-  DFLOW_ASSIGN_OR_RETURN(Tensor rows, Rows(ctx, t, i, 1));
-  return rows.Reshaped(TensorShape(t.shape().dim_sizes().subspan(1)));
+  return CopyRows(ctx, t, i, TensorShape(t.shape().dim_sizes().subspan(1)));
 }
 
 absl::Status CheckCopyable(DataType dtype) {

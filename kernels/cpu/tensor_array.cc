@@ -10,11 +10,6 @@
 namespace dflow {
 namespace {
 
-PartialShape ShapeOf(const Tensor& t) {
-  const auto dims = t.shape().dim_sizes();
-  return PartialShape(std::vector<int64_t>(dims.begin(), dims.end()));
-}
-
 template <typename T>
 void AddInto(const Tensor& a, const Tensor& b, Tensor* out) {
   const T* x = a.data<T>();
@@ -108,7 +103,7 @@ absl::Status TensorArray::WriteLocked(int64_t index, const Tensor& value, Alloca
         "TensorArray ", name_, ": Tried to write to index ", index,
         " but array is not resizeable and size is: ", size));
   }
-  const PartialShape value_shape = ShapeOf(value);
+  const PartialShape value_shape = value.shape().ToPartialShape();
   if (!element_shape_.IsCompatibleWith(value_shape)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "TensorArray ", name_, ": Could not write to TensorArray index ", index,

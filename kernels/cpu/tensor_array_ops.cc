@@ -258,8 +258,11 @@ class TensorArrayConcatOp : public OpKernel {
                   absl::InvalidArgumentError("TensorArrayConcatV3: the rows overflow int64"));
       values.push_back(std::move(value));
     }
-    std::vector<int64_t> dims = {rows};
-    for (int64_t d : ExceptFirst(values[0].shape()).dim_sizes()) dims.push_back(d);
+    // values[0]'s dims with all the rows in the first (not a range-for over a temporary
+    // shape's span, which would dangle).
+    const auto first = values[0].shape().dim_sizes();
+    std::vector<int64_t> dims(first.begin(), first.end());
+    dims[0] = rows;
     OP_ASSIGN_OR_RETURN(ctx, const TensorShape shape, OutputShape(*ctx, dims));
     OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, shape));
     char* dst = static_cast<char*>(out->raw_data());
@@ -277,25 +280,6 @@ class TensorArrayConcatOp : public OpKernel {
   DataType dtype_ = DT_INVALID;
   PartialShape element_shape_except0_;
 };
-
-// Rows [begin, begin + rows) of `value` as a new tensor of `shape`.
-absl::StatusOr<Tensor> Rows(OpKernelContext* ctx, const Tensor& value, int64_t begin,
-                            int64_t rows, const TensorShape& shape) {
-  DFLOW_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(ctx->allocator(), value.dtype(), shape));
-  const int64_t row = DimProduct(value.shape(), 1, value.shape().dims());
-  if (value.dtype() == DT_STRING) {
-    for (int64_t i = 0; i < rows * row; ++i) {
-      out.data<std::string>()[i] = value.data<std::string>()[begin * row + i];
-    }
-    return out;
-  }
-  const size_t row_bytes = row * DataTypeSize(value.dtype());
-  if (rows > 0 && row_bytes > 0) {
-    std::memcpy(out.raw_data(), static_cast<const char*>(value.raw_data()) + begin * row_bytes,
-                rows * row_bytes);
-  }
-  return out;
-}
 
 absl::Status CheckAtLeastVector(const Tensor& value) {
   if (value.shape().dims() > 0) return absl::OkStatus();
@@ -332,7 +316,7 @@ class TensorArrayScatterOp : public OpKernel {
                       array->Size(), ")")));
     }
     for (int64_t i = 0; i < n; ++i) {
-      OP_ASSIGN_OR_RETURN(ctx, Tensor element, Rows(ctx, value, i, 1, element_shape));
+      OP_ASSIGN_OR_RETURN(ctx, Tensor element, CopyRows(ctx, value, i, element_shape));
       OP_REQUIRES_OK(ctx, array->Write(at[i], element, ctx->allocator()));
     }
     ctx->set_output(0, ctx->input(3));
@@ -376,8 +360,8 @@ class TensorArraySplitOp : public OpKernel {
     for (int64_t i = 0; i < n; ++i) {
       std::vector<int64_t> dims(value.shape().dim_sizes().begin(), value.shape().dim_sizes().end());
       dims[0] = length[i];
-      OP_ASSIGN_OR_RETURN(ctx, Tensor element, Rows(ctx, value, begin, length[i],
-                                                    TensorShape(absl::MakeConstSpan(dims))));
+      OP_ASSIGN_OR_RETURN(ctx, Tensor element,
+                          CopyRows(ctx, value, begin, TensorShape(absl::MakeConstSpan(dims))));
       OP_REQUIRES_OK(ctx, array->Write(i, element, ctx->allocator()));
       begin += length[i];
     }

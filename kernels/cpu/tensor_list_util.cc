@@ -95,8 +95,7 @@ std::shared_ptr<TensorList> TakeList(OpKernelContext* ctx, int index, const Tens
 // An item must fit the list's element shape (TF: "Tried to set/push an item ...").
 absl::Status CheckItemShape(const OpKernelContext& ctx, const TensorList& list,
                             const Tensor& item, absl::string_view verb) {
-  const auto dims = item.shape().dim_sizes();
-  const PartialShape shape(std::vector<int64_t>(dims.begin(), dims.end()));
+  const PartialShape shape = item.shape().ToPartialShape();
   if (list.element_shape.IsCompatibleWith(shape)) return absl::OkStatus();
   return KernelError(ctx, "Tried to ", verb, " an item with incompatible shape ",
                      item.shape().DebugString(), " into a list with element shape ",
@@ -141,8 +140,7 @@ absl::StatusOr<PartialShape> ElementShape(OpKernelContext* ctx, const TensorList
   if (!shape.IsFullyDefined()) {
     for (const Tensor& t : list.tensors) {
       if (!t.IsInitialized()) continue;
-      const auto dims = t.shape().dim_sizes();
-      return PartialShape(std::vector<int64_t>(dims.begin(), dims.end()));
+      return t.shape().ToPartialShape();
     }
   }
   return shape;
