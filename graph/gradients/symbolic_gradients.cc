@@ -1,0 +1,277 @@
+#include "graph/gradients/symbolic_gradients.h"
+
+#include <deque>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "graph/ops.h"
+#include "graph/status_macros.h"
+
+namespace dflow {
+namespace {
+
+// One AddSymbolicGradients call: the nodes between outputs and inputs, the gradients
+// collected per tensor, and the walk from the outputs back to the inputs.
+class GradientBuilder {
+ public:
+  GradientBuilder(const GradientRegistry& registry, const Scope& scope,
+                  const std::vector<Output>& outputs, const std::vector<Output>& inputs,
+                  const std::vector<Output>* grad_inputs)
+      : registry_(registry),
+        scope_(scope),
+        grad_scope_(scope.NewSubScope("gradients")),
+        outputs_(outputs),
+        inputs_(inputs),
+        given_grad_inputs_(grad_inputs) {}
+
+  absl::Status Build(std::vector<Output>* grad_outputs);
+
+ private:
+  absl::Status Validate() const;
+  // Fills between_ (on a path from an input to an output) and pending_ (per node of
+  // between_, its data out-edges into between_: the gradients it waits for).
+  void FindNodesBetween();
+  bool Between(const Node* node) const { return between_[node->id()]; }
+  absl::Status ProcessNode(Node* node, std::vector<Output>* grad_outputs);
+  // dx flows into `src` (a tensor some node consumed); may make src's node ready.
+  void BackpropAlongEdge(const Output& dx, const Output& src);
+  // The sum of the gradients collected for `out`; null when there are none.
+  Output SumGradients(const Output& out, const Scope& scope);
+  // Where the gradient nodes of `node` go (see the header); one sub-scope per node.
+  Scope GradScopeFor(const Node& node);
+
+  const GradientRegistry& registry_;
+  const Scope scope_;
+  const Scope grad_scope_;
+  const std::vector<Output>& outputs_;
+  const std::vector<Output>& inputs_;
+  // Null: gradients of ones (OnesLike each output), made in Build.
+  const std::vector<Output>* given_grad_inputs_;
+  std::vector<Output> grad_inputs_;
+
+  std::vector<bool> between_;
+  std::vector<int> pending_;
+  absl::flat_hash_map<Output, std::vector<Output>> backprops_;
+  std::deque<Node*> ready_;
+  absl::flat_hash_map<int, Scope> node_scopes_;  // by node id
+};
+
+absl::Status GradientBuilder::Validate() const {
+  if (given_grad_inputs_ != nullptr && outputs_.size() != given_grad_inputs_->size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "AddSymbolicGradients: ", outputs_.size(), " outputs but ",
+        given_grad_inputs_->size(),
+        " grad_inputs; they must match one for one"));
+  }
+  const Graph& graph = *scope_.graph();
+  auto check = [&](const Output& out, absl::string_view what, size_t i) -> absl::Status {
+    if (out.node == nullptr || graph.FindNodeId(out.node->id()) != out.node ||
+        out.index < 0 || out.index >= out.node->num_outputs()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "AddSymbolicGradients: ", what, "[", i, "] ",
+          out.node == nullptr ? std::string("is null (the result of a failed op)")
+                              : absl::StrCat("'", out.name(), "' is not a tensor of this "
+                                             "scope's graph")));
+    }
+    return absl::OkStatus();
+  };
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    DFLOW_RETURN_IF_ERROR(check(outputs_[i], "outputs", i));
+    if (given_grad_inputs_ != nullptr) {
+      DFLOW_RETURN_IF_ERROR(check((*given_grad_inputs_)[i], "grad_inputs", i));
+    }
+  }
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    DFLOW_RETURN_IF_ERROR(check(inputs_[i], "inputs", i));
+  }
+  return absl::OkStatus();
+}
+
+void GradientBuilder::FindNodesBetween() {
+  const int num_ids = scope_.graph()->num_node_ids();
+  std::vector<bool> backward(num_ids, false);
+  std::deque<Node*> queue;
+  for (const Output& out : outputs_) {
+    if (!backward[out.node->id()]) queue.push_back(out.node);
+    backward[out.node->id()] = true;
+  }
+  while (!queue.empty()) {
+    Node* node = queue.front();
+    queue.pop_front();
+    for (const Edge* e : node->in_edges()) {
+      if (e->IsControlEdge() || backward[e->src->id()]) continue;
+      backward[e->src->id()] = true;
+      queue.push_back(e->src);
+    }
+  }
+  between_.assign(num_ids, false);
+  for (const Output& in : inputs_) {
+    if (!backward[in.node->id()] || between_[in.node->id()]) continue;
+    between_[in.node->id()] = true;
+    queue.push_back(in.node);
+  }
+  while (!queue.empty()) {
+    Node* node = queue.front();
+    queue.pop_front();
+    for (const Edge* e : node->out_edges()) {
+      if (e->IsControlEdge() || !backward[e->dst->id()] || between_[e->dst->id()]) continue;
+      between_[e->dst->id()] = true;
+      queue.push_back(e->dst);
+    }
+  }
+  pending_.assign(num_ids, 0);
+  for (Node* node : scope_.graph()->nodes()) {
+    if (node->id() >= num_ids || !between_[node->id()]) continue;
+    for (const Edge* e : node->out_edges()) {
+      if (!e->IsControlEdge() && between_[e->dst->id()]) ++pending_[node->id()];
+    }
+  }
+}
+
+void GradientBuilder::BackpropAlongEdge(const Output& dx, const Output& src) {
+  if (!Between(src.node)) return;
+  if (dx.node != nullptr) backprops_[src].push_back(dx);
+  if (--pending_[src.node->id()] == 0) ready_.push_back(src.node);
+}
+
+Output GradientBuilder::SumGradients(const Output& out, const Scope& scope) {
+  auto it = backprops_.find(out);
+  if (it == backprops_.end() || it->second.empty()) return Output();
+  if (it->second.size() == 1) return it->second[0];
+  return AddN(scope.WithOpName("AddN"), it->second);
+}
+
+Scope GradientBuilder::GradScopeFor(const Node& node) {
+  auto it = node_scopes_.find(node.id());
+  if (it != node_scopes_.end()) return it->second;
+  Scope scope = grad_scope_.NewSubScope(absl::StrCat(node.name(), "_grad"));
+  if (scope_.device().empty()) scope = scope.WithDevice(node.requested_device());
+  node_scopes_.emplace(node.id(), scope);
+  return scope;
+}
+
+absl::Status GradientBuilder::ProcessNode(Node* node, std::vector<Output>* grad_outputs) {
+  const Scope scope = GradScopeFor(*node);
+  std::vector<Output> dy(node->num_outputs());
+  int num_with_grad = 0;
+  for (int i = 0; i < node->num_outputs(); ++i) {
+    dy[i] = SumGradients(Output(node, i), scope);
+    if (dy[i].node != nullptr) ++num_with_grad;
+    for (size_t k = 0; k < inputs_.size(); ++k) {
+      if (inputs_[k] == Output(node, i)) (*grad_outputs)[k] = dy[i];
+    }
+  }
+  bool feeds_between = false;
+  for (const Edge* e : node->in_edges()) {
+    feeds_between |= !e->IsControlEdge() && Between(e->src);
+  }
+  if (!feeds_between) return absl::OkStatus();  // an input at the top of the paths
+
+  std::vector<Output> dx(node->num_inputs());
+  const GradFunc* func = registry_.Find(node->op());
+  if (func != nullptr && num_with_grad > 0) {
+    for (int i = 0; i < node->num_outputs(); ++i) {
+      if (dy[i].node == nullptr) dy[i] = ZerosLike(scope, Output(node, i));
+    }
+    DFLOW_RETURN_IF_ERROR((*func)(scope, Operation(node), dy, &dx));
+    DFLOW_RETURN_IF_ERROR(scope.status());
+    if (static_cast<int>(dx.size()) != node->num_inputs()) {
+      return absl::InternalError(absl::StrCat(
+          "the gradient of op ", node->op(), " (node '", node->name(), "') returned ",
+          dx.size(), " gradients for ", node->num_inputs(), " inputs"));
+    }
+  } else if (func == nullptr && !registry_.HasNoGradient(node->op())) {
+    return absl::NotFoundError(absl::StrCat("No gradient defined for op: ", node->op(),
+                                            " (node '", node->name(), "')"));
+  }
+  for (const Edge* e : node->in_edges()) {
+    if (e->IsControlEdge()) continue;
+    BackpropAlongEdge(dx[e->dst_input], Output(e->src, e->src_output));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GradientBuilder::Build(std::vector<Output>* grad_outputs) {
+  DFLOW_RETURN_IF_ERROR(scope_.status());
+  DFLOW_RETURN_IF_ERROR(Validate());
+  if (given_grad_inputs_ != nullptr) {
+    grad_inputs_ = *given_grad_inputs_;
+  } else {
+    for (const Output& out : outputs_) {
+      grad_inputs_.push_back(OnesLike(GradScopeFor(*out.node).WithOpName("OnesLike"), out));
+    }
+    DFLOW_RETURN_IF_ERROR(scope_.status());
+  }
+  FindNodesBetween();
+  grad_outputs->assign(inputs_.size(), Output());
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (Between(outputs_[i].node)) backprops_[outputs_[i]].push_back(grad_inputs_[i]);
+  }
+  int num_between = 0;
+  for (Node* node : scope_.graph()->nodes()) {
+    if (node->id() >= static_cast<int>(between_.size()) || !Between(node)) continue;
+    ++num_between;
+    if (pending_[node->id()] == 0) ready_.push_back(node);
+  }
+  int processed = 0;
+  while (!ready_.empty()) {
+    Node* node = ready_.front();
+    ready_.pop_front();
+    ++processed;
+    DFLOW_RETURN_IF_ERROR(ProcessNode(node, grad_outputs));
+  }
+  if (processed != num_between) {
+    for (Node* node : scope_.graph()->nodes()) {
+      if (node->id() < static_cast<int>(between_.size()) && Between(node) &&
+          pending_[node->id()] > 0) {
+        return absl::UnimplementedError(absl::StrCat(
+            "AddSymbolicGradients: node '", node->name(), "' (", node->op(),
+            ") is on a cycle between the outputs and the inputs; gradients of v1 while "
+            "loops built by hand are not supported"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AddGradients(const GradientRegistry& registry, const Scope& scope,
+                          const std::vector<Output>& outputs,
+                          const std::vector<Output>& inputs,
+                          const std::vector<Output>* grad_inputs,
+                          std::vector<Output>* grad_outputs) {
+  GradientBuilder builder(registry, scope, outputs, inputs, grad_inputs);
+  absl::Status status = builder.Build(grad_outputs);
+  if (!status.ok()) {
+    scope.UpdateStatus(status);
+    grad_outputs->assign(inputs.size(), Output());
+  }
+  return status;
+}
+
+}  // namespace
+
+absl::Status AddSymbolicGradients(const GradientRegistry& registry, const Scope& scope,
+                                  const std::vector<Output>& outputs,
+                                  const std::vector<Output>& inputs,
+                                  const std::vector<Output>& grad_inputs,
+                                  std::vector<Output>* grad_outputs) {
+  return AddGradients(registry, scope, outputs, inputs, &grad_inputs, grad_outputs);
+}
+
+absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& outputs,
+                                  const std::vector<Output>& inputs,
+                                  const std::vector<Output>& grad_inputs,
+                                  std::vector<Output>* grad_outputs) {
+  return AddGradients(GradientRegistry::Default(), scope, outputs, inputs, &grad_inputs,
+                      grad_outputs);
+}
+
+absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& outputs,
+                                  const std::vector<Output>& inputs,
+                                  std::vector<Output>* grad_outputs) {
+  return AddGradients(GradientRegistry::Default(), scope, outputs, inputs, nullptr,
+                      grad_outputs);
+}
+
+}  // namespace dflow
