@@ -208,6 +208,8 @@ class Scope {
   // Consumes the name (a second call gives the next unique name).
   std::string GetUniqueNameForOp(absl::string_view default_name) const;
   const std::string& device() const { return device_; }
+  // The prefix of this scope's op names ("" at the root), e.g. "tower_2/dense".
+  const std::string& name_prefix() const { return name_; }
   const std::vector<Operation>& control_deps() const { return control_deps_; }
   // The `_class` list for new ops: sorted "loc:@<group>" entries; empty for none.
   std::vector<std::string> ColocationClass() const;

@@ -51,7 +51,13 @@ absl::Status ClientSession::Run(const RunOptions& options, const FeedType& feeds
   for (const Output& output : fetches) fetch_names.push_back(output.name());
   std::vector<std::string> targets;
   for (const Operation& op : run_outputs) targets.push_back(op.name());
-  return session_->Run(options, feed_list, fetch_names, targets, outputs, metadata);
+  // A null `outputs` is fine for a run of targets only (a training step).
+  std::vector<Tensor> unused;
+  if (outputs == nullptr && !fetches.empty()) {
+    return absl::InvalidArgumentError("ClientSession::Run: fetches given but outputs is null");
+  }
+  return session_->Run(options, feed_list, fetch_names, targets,
+                       outputs == nullptr ? &unused : outputs, metadata);
 }
 
 }  // namespace dflow

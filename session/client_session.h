@@ -41,6 +41,8 @@ class ClientSession {
                    const std::vector<Output>& fetches, const std::vector<Operation>& run_outputs,
                    std::vector<Tensor>* outputs, RunMetadata* metadata);
 
+  // `outputs` may be null when `fetches` is empty (a run of targets only).
+
   Session* session() const { return session_.get(); }
 
  private:

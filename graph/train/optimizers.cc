@@ -1,0 +1,82 @@
+#include "graph/train/optimizers.h"
+
+#include "graph/ops.h"
+
+namespace dflow {
+namespace {
+
+AttrMap Locking(bool use_locking) { return {{"use_locking", BoolAttr(use_locking)}}; }
+
+}  // namespace
+
+Operation GradientDescentOptimizer::ApplyDense(const Scope& scope, const Output& grad,
+                                               const Variable& var) {
+  return AddOp(scope, "ResourceApplyGradientDescent", {var.handle(), Input(lr_), grad},
+               Locking(use_locking()));
+}
+
+Operation MomentumOptimizer::ApplyDense(const Scope& scope, const Output& grad,
+                                        const Variable& var) {
+  Variable accum = MakeSlot(var, 0.0);
+  AttrMap attrs = Locking(use_locking());
+  attrs["use_nesterov"] = BoolAttr(nesterov_);
+  return AddOp(scope, "ResourceApplyMomentum",
+               {var.handle(), accum.handle(), Input(lr_), grad, Input(momentum_)}, attrs);
+}
+
+absl::Status AdamOptimizer::Prepare(const Variable& first) {
+  beta1_power_ = MakeState("beta1_power", beta1_, first.dtype(), first);
+  beta2_power_ = MakeState("beta2_power", beta2_, first.dtype(), first);
+  return absl::OkStatus();
+}
+
+Operation AdamOptimizer::ApplyDense(const Scope& scope, const Output& grad,
+                                    const Variable& var) {
+  Variable m = MakeSlot(var, 0.0);
+  Variable v = MakeSlot(var, 0.0, "_1");
+  Output beta1_power = beta1_power_.Read(scope);
+  Output beta2_power = beta2_power_.Read(scope);
+  return AddOp(scope, "ResourceApplyAdam",
+               {var.handle(), m.handle(), v.handle(), beta1_power, beta2_power, Input(lr_),
+                Input(beta1_), Input(beta2_), Input(epsilon_), grad},
+               Locking(use_locking()));
+}
+
+// The beta powers advance once per step, after every variable used the old ones.
+Operation AdamOptimizer::Finish(const Scope& scope, const std::vector<Operation>& updates) {
+  Scope after = scope.WithControlDependencies(updates);
+  std::vector<Operation> all = updates;
+  for (const auto& [power, beta] : {std::pair{&beta1_power_, beta1_},
+                                    std::pair{&beta2_power_, beta2_}}) {
+    Scope at = after.ColocateWith(power->handle());
+    Output next = Mul(at, power->Read(at), beta);
+    all.push_back(AddOp(at, "AssignVariableOp", {power->handle(), next}));
+  }
+  return NoOp(scope.WithOpName("update").WithControlDependencies(all));
+}
+
+Operation RMSPropOptimizer::ApplyDense(const Scope& scope, const Output& grad,
+                                       const Variable& var) {
+  Variable ms = MakeSlot(var, 1.0);
+  Variable mom = MakeSlot(var, 0.0, "_1");
+  if (!centered_) {
+    return AddOp(scope, "ResourceApplyRMSProp",
+                 {var.handle(), ms.handle(), mom.handle(), Input(lr_), Input(decay_),
+                  Input(momentum_), Input(epsilon_), grad},
+                 Locking(use_locking()));
+  }
+  Variable mg = MakeSlot(var, 0.0, "_2");
+  return AddOp(scope, "ResourceApplyCenteredRMSProp",
+               {var.handle(), mg.handle(), ms.handle(), mom.handle(), Input(lr_),
+                Input(decay_), Input(momentum_), Input(epsilon_), grad},
+               Locking(use_locking()));
+}
+
+Operation AdagradOptimizer::ApplyDense(const Scope& scope, const Output& grad,
+                                       const Variable& var) {
+  Variable accum = MakeSlot(var, initial_);
+  return AddOp(scope, "ResourceApplyAdagrad",
+               {var.handle(), accum.handle(), Input(lr_), grad}, Locking(use_locking()));
+}
+
+}  // namespace dflow

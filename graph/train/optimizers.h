@@ -1,0 +1,103 @@
+// The optimizers of tf.compat.v1.train for the builder API, each one ResourceApply*
+// kernel per variable with TF's defaults, slot names and slot initial values.
+#ifndef DFLOW_GRAPH_TRAIN_OPTIMIZERS_H_
+#define DFLOW_GRAPH_TRAIN_OPTIMIZERS_H_
+
+#include "graph/train/optimizer.h"
+
+namespace dflow {
+
+// var -= lr * grad.
+class GradientDescentOptimizer : public Optimizer {
+ public:
+  explicit GradientDescentOptimizer(double learning_rate, bool use_locking = false)
+      : Optimizer("GradientDescent", use_locking), lr_(learning_rate) {}
+
+ protected:
+  Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
+
+ private:
+  double lr_;
+};
+
+// accum = momentum * accum + grad; var -= lr * accum (Nesterov: lr * (grad + momentum *
+// accum)). Slot "<var>/Momentum", zeros.
+class MomentumOptimizer : public Optimizer {
+ public:
+  MomentumOptimizer(double learning_rate, double momentum, bool use_nesterov = false,
+                    bool use_locking = false)
+      : Optimizer("Momentum", use_locking),
+        lr_(learning_rate),
+        momentum_(momentum),
+        nesterov_(use_nesterov) {}
+
+ protected:
+  Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
+
+ private:
+  double lr_, momentum_;
+  bool nesterov_;
+};
+
+// Adam (Kingma & Ba) as TF 1 computes it, with bias correction through the beta1_power
+// and beta2_power variables. Slots "<var>/Adam" (m) and "<var>/Adam_1" (v), zeros.
+class AdamOptimizer : public Optimizer {
+ public:
+  explicit AdamOptimizer(double learning_rate = 0.001, double beta1 = 0.9,
+                         double beta2 = 0.999, double epsilon = 1e-8, bool use_locking = false)
+      : Optimizer("Adam", use_locking),
+        lr_(learning_rate),
+        beta1_(beta1),
+        beta2_(beta2),
+        epsilon_(epsilon) {}
+
+ protected:
+  absl::Status Prepare(const Variable& first) override;
+  Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
+  Operation Finish(const Scope& scope, const std::vector<Operation>& updates) override;
+
+ private:
+  double lr_, beta1_, beta2_, epsilon_;
+  Variable beta1_power_, beta2_power_;
+};
+
+// RMSProp; slots "<var>/RMSProp" (ms, ones as TF 1), "<var>/RMSProp_1" (mom, zeros),
+// and for centered "<var>/RMSProp_2"... (mg, zeros).
+class RMSPropOptimizer : public Optimizer {
+ public:
+  explicit RMSPropOptimizer(double learning_rate, double decay = 0.9, double momentum = 0.0,
+                            double epsilon = 1e-10, bool centered = false,
+                            bool use_locking = false)
+      : Optimizer("RMSProp", use_locking),
+        lr_(learning_rate),
+        decay_(decay),
+        momentum_(momentum),
+        epsilon_(epsilon),
+        centered_(centered) {}
+
+ protected:
+  Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
+
+ private:
+  double lr_, decay_, momentum_, epsilon_;
+  bool centered_;
+};
+
+// accum += grad^2; var -= lr * grad / sqrt(accum). Slot "<var>/Adagrad", filled with
+// initial_accumulator_value.
+class AdagradOptimizer : public Optimizer {
+ public:
+  explicit AdagradOptimizer(double learning_rate, double initial_accumulator_value = 0.1,
+                            bool use_locking = false)
+      : Optimizer("Adagrad", use_locking), lr_(learning_rate), initial_(initial_accumulator_value) {}
+
+ protected:
+  Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
+
+ private:
+  double lr_, initial_;
+};
+
+}  // namespace dflow
+
+#endif  // DFLOW_GRAPH_TRAIN_OPTIMIZERS_H_
