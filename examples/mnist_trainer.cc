@@ -221,4 +221,24 @@ absl::StatusOr<MnistTrainResult> TrainMnist(const MnistTrainOptions& o) {
   return result;
 }
 
+absl::StatusOr<GraphDef> MnistTrainingGraphDef(const MnistTrainOptions& o) {
+  std::unique_ptr<Optimizer> opt = MakeOptimizer(o);
+  if (opt == nullptr) return absl::InvalidArgumentError("unknown optimizer " + o.optimizer);
+  Scope root = Scope::NewRootScope();
+  Model model(root, o.model, o.seed);
+  Output images = Placeholder(root.WithOpName("images"), DT_FLOAT, PartialShape({-1, 784}));
+  Output labels = Placeholder(root.WithOpName("labels"), DT_INT64, PartialShape({-1}));
+  Output logits = model.Logits(root, images);
+  Output loss = Mean(root.WithOpName("loss"),
+                     SparseSoftmaxCrossEntropyWithLogits(root, logits, labels).loss, 0);
+  Mean(root.WithOpName("accuracy"),
+       Cast(root, Equal(root, ArgMax(root, logits, 1), labels), DT_FLOAT), 0);
+  DFLOW_ASSIGN_OR_RETURN(Operation train, opt->Minimize(root, loss, model.variables()));
+  NoOp(root.WithOpName("train").WithControlDependencies(train));
+  InitializeVariables(root, opt->AllVariables(model.variables()));
+  GraphDef graph;
+  DFLOW_RETURN_IF_ERROR(root.ToGraphDef(&graph));
+  return graph;
+}
+
 }  // namespace dflow::examples

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "proto/config.pb.h"
+#include "proto/graph.pb.h"
 
 namespace dflow::examples {
 
@@ -45,6 +46,12 @@ struct MnistTrainResult {
 };
 
 absl::StatusOr<MnistTrainResult> TrainMnist(const MnistTrainOptions& options);
+
+// The one-device training graph for `dflow train` (model, optimizer, learning_rate and
+// seed of `options`): placeholders "images" [?,784] float and "labels" [?] int64, the
+// batch's mean loss "loss", its accuracy "accuracy", the train op "train" and the
+// variables' initializer "init".
+absl::StatusOr<GraphDef> MnistTrainingGraphDef(const MnistTrainOptions& options);
 
 }  // namespace dflow::examples
 

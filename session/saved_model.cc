@@ -144,22 +144,6 @@ absl::StatusOr<std::unique_ptr<Session>> CreateSession(const MetaGraphDef& meta_
   return session;
 }
 
-// `path` itself, or for a directory the latest checkpoint its `checkpoint` file names.
-absl::StatusOr<std::string> ResolveCheckpoint(const std::string& path) {
-  if (!IsDirectory(path)) return path;
-  const std::string state_file = JoinPath(path, "checkpoint");
-  DFLOW_ASSIGN_OR_RETURN(std::string state, ReadFileToString(state_file));
-  for (absl::string_view line : absl::StrSplit(state, '\n')) {
-    if (!absl::ConsumePrefix(&line, "model_checkpoint_path:")) continue;
-    line = absl::StripAsciiWhitespace(line);
-    if (line.size() >= 2 && line.front() == '"' && line.back() == '"') {
-      return JoinPath(path, std::string(line.substr(1, line.size() - 2)));
-    }
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat(state_file, " names no model_checkpoint_path"));
-}
-
 }  // namespace
 
 absl::StatusOr<SavedModelBundle> LoadSavedModel(const std::string& export_dir,
@@ -200,6 +184,21 @@ absl::StatusOr<SavedModelBundle> LoadMetaGraphWithCheckpoint(const std::string& 
   DFLOW_ASSIGN_OR_RETURN(bundle.session, CreateSession(meta_graph, config));
   DFLOW_RETURN_IF_ERROR(RunRestore(*bundle.session, meta_graph.saver_def(), prefix, {}));
   return bundle;
+}
+
+absl::StatusOr<std::string> ResolveCheckpoint(const std::string& path) {
+  if (!IsDirectory(path)) return path;
+  const std::string state_file = JoinPath(path, "checkpoint");
+  DFLOW_ASSIGN_OR_RETURN(std::string state, ReadFileToString(state_file));
+  for (absl::string_view line : absl::StrSplit(state, '\n')) {
+    if (!absl::ConsumePrefix(&line, "model_checkpoint_path:")) continue;
+    line = absl::StripAsciiWhitespace(line);
+    if (line.size() >= 2 && line.front() == '"' && line.back() == '"') {
+      return JoinPath(path, std::string(line.substr(1, line.size() - 2)));
+    }
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(state_file, " names no model_checkpoint_path"));
 }
 
 absl::StatusOr<const SignatureDef*> FindSignature(const MetaGraphDef& meta_graph_def,

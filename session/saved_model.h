@@ -55,6 +55,10 @@ absl::StatusOr<SavedModelBundle> LoadMetaGraphWithCheckpoint(const std::string& 
                                                              const std::string& checkpoint_prefix,
                                                              const ConfigProto& config = {});
 
+// `path` itself, or for a directory the latest checkpoint its `checkpoint` state file
+// names (as tf.train.latest_checkpoint).
+absl::StatusOr<std::string> ResolveCheckpoint(const std::string& path);
+
 // The SignatureDef `key`; NOT_FOUND listing the available keys.
 absl::StatusOr<const SignatureDef*> FindSignature(const MetaGraphDef& meta_graph_def,
                                                   const std::string& key);

@@ -13,6 +13,7 @@
 #include "tools/inspect_command.h"
 #include "tools/place_command.h"
 #include "tools/run_command.h"
+#include "tools/train_command.h"
 
 namespace {
 
@@ -30,6 +31,11 @@ constexpr char kUsage[] =
     "  bench   --graph=PATH|--saved_model=DIR [--runs=50] [--warmup=5] [--threads=N]\n"
     "          [--batch=N] [--shape=NAME=d0,d1,...] [--feed/--fetch/--config as run]\n"
     "          [--output=json|text]          time repeated runs: latency and throughput\n"
+    "  train   --meta_graph=FILE|--graph=PATH [--init=OP] [--checkpoint=PREFIX]\n"
+    "          --train_op=NAME [--loss=NAME] --data=TENSOR=FILE.npy|.idx...\n"
+    "          [--batch=32] [--epochs=1|--steps=N] [--eval_data=...] [--eval_fetch=NAME]...\n"
+    "          [--save=PREFIX] [--save_every=N] [--feed=...] [--output=json|text]\n"
+    "                                       train N steps; V2 checkpoints TF reads\n"
     "  devices [--config=TEXTPROTO]         list the devices a session gets\n"
     "  place   --graph=PATH [--config=TEXTPROTO] [--explain]\n"
     "                                       where each node runs (and why, and every copy)\n"
@@ -39,6 +45,7 @@ constexpr char kUsage[] =
 absl::Status Dispatch(const std::string& command, const std::vector<std::string>& args) {
   if (command == "run") return dflow::RunRunCommand(args, std::cout);
   if (command == "bench") return dflow::RunBenchCommand(args, std::cout, std::cerr);
+  if (command == "train") return dflow::RunTrainCommand(args, std::cout, std::cerr);
   if (command == "devices") return dflow::RunDevicesCommand(args, std::cout);
   if (command == "place") return dflow::RunPlaceCommand(args, std::cout);
   if (command == "inspect") return dflow::RunInspectCommand(args, std::cout);

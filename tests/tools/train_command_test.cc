@@ -1,0 +1,162 @@
+// `dflow train` (tools/train_command.h): TF's losses on a training graph TF wrote, MNIST
+// from IDX files to 0.95 with a held-out evaluation, checkpoints that resume exactly,
+// JSON output, and errors naming the flag at fault.
+#include "tools/train_command.h"
+
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "catch2/catch.hpp"
+
+namespace dflow {
+namespace {
+
+constexpr char kZoo[] = "tests/data/training/mlp_resource_adam/";
+constexpr char kMnist[] = "tests/data/tf_graphs/mnist/";
+
+struct Result {
+  absl::Status status;
+  std::string out, err;
+};
+
+Result Train(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  Result r;
+  r.status = RunTrainCommand(args, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+// The "losses" array of a JSON report.
+std::vector<double> Losses(const std::string& json) {
+  const size_t begin = json.find("\"losses\": [") + 11;
+  const size_t end = json.find(']', begin);
+  std::vector<double> values;
+  for (absl::string_view v : absl::StrSplit(json.substr(begin, end - begin), ", ")) {
+    double d;
+    if (absl::SimpleAtod(v, &d)) values.push_back(d);
+  }
+  return values;
+}
+
+std::vector<std::string> ZooArgs(const std::string& extra_checkpoint = "") {
+  const std::string zoo = kZoo;
+  return {"--meta_graph=" + zoo + "model.meta",
+          "--checkpoint=" + (extra_checkpoint.empty() ? zoo + "init.ckpt" : extra_checkpoint),
+          "--train_op=train",
+          "--loss=loss:0",
+          "--data=x:0=" + zoo + "feed.x_0.npy",
+          "--data=labels:0=" + zoo + "feed.labels_0.npy",
+          "--batch=1000",
+          "--shuffle=false",
+          "--output=json",
+          "--progress=none"};
+}
+
+TEST_CASE("A TF 2.21 training graph trains with TF's losses") {
+  std::vector<std::string> args = ZooArgs();
+  args.push_back("--epochs=5");
+  Result r = Train(args);
+  INFO(r.status.ToString());
+  REQUIRE(r.status.ok());
+  // TF 2.21's losses before each step (tests/data/training/mlp_resource_adam/expected.json).
+  const std::vector<double> tf = {2.063218116760254, 1.7676727771759033, 1.5162353515625,
+                                  1.302200436592102, 1.1172232627868652};
+  std::vector<double> ours = Losses(r.out);
+  REQUIRE(ours.size() == tf.size());
+  for (size_t i = 0; i < tf.size(); ++i) CHECK(ours[i] == Approx(tf[i]).epsilon(1e-5));
+  CHECK(absl::StrContains(r.out, "\"steps\": 5,"));
+}
+
+TEST_CASE("A checkpoint resumes training exactly where it stopped") {
+  const std::string dir = std::getenv("TEST_TMPDIR");
+  std::vector<std::string> first = ZooArgs();
+  first.push_back("--steps=3");
+  first.push_back("--save=" + dir + "/resume/model");
+  Result a = Train(first);
+  INFO(a.status.ToString());
+  REQUIRE(a.status.ok());
+  CHECK(absl::StrContains(a.out, "\"checkpoints\": [\"" + dir + "/resume/model\"]"));
+  // The directory stands for its latest checkpoint, as tf.train.latest_checkpoint reads.
+  std::vector<std::string> second = ZooArgs(dir + "/resume");
+  second.push_back("--steps=2");
+  Result b = Train(second);
+  INFO(b.status.ToString());
+  REQUIRE(b.status.ok());
+  std::vector<std::string> whole = ZooArgs();
+  whole.push_back("--steps=5");
+  Result c = Train(whole);
+  REQUIRE(c.status.ok());
+  std::vector<double> resumed = Losses(b.out), straight = Losses(c.out);
+  REQUIRE(resumed.size() == 2);
+  CHECK(resumed[0] == straight[3]);
+  CHECK(resumed[1] == straight[4]);
+}
+
+TEST_CASE("MNIST from IDX files: a builder-API graph, held-out evaluation, 0.95") {
+  const std::string m = kMnist;
+  Result r = Train({"--graph=examples/mnist_mlp_train.pbtxt", "--init=init",
+                    "--train_op=train", "--loss=loss",
+                    "--data=images=" + m + "t10k-images-idx3-ubyte.gz",
+                    "--data=labels=" + m + "t10k-labels-idx1-ubyte.gz", "--rows=0:8000",
+                    "--eval_data=images=" + m + "t10k-images-idx3-ubyte.gz",
+                    "--eval_data=labels=" + m + "t10k-labels-idx1-ubyte.gz",
+                    "--eval_rows=8000:10000", "--eval_fetch=accuracy", "--batch=100",
+                    "--epochs=5", "--seed=1", "--progress=lines"});
+  INFO(r.status.ToString());
+  REQUIRE(r.status.ok());
+  CHECK(absl::StrContains(r.out, "400 steps in "));
+  const size_t at = r.out.find("eval at step 400: accuracy = ");
+  REQUIRE(at != std::string::npos);
+  double accuracy = 0;
+  REQUIRE(absl::SimpleAtod(r.out.substr(at + 29, 6), &accuracy));
+  CHECK(accuracy >= 0.95);
+  CHECK(absl::StrContains(r.err, "step 400/400 (epoch 5): loss "));
+  CHECK(absl::StrContains(r.err, "eval at step 80: accuracy = "));
+}
+
+TEST_CASE("Errors name the flag at fault") {
+  const std::string zoo = kZoo;
+  auto error = [](std::vector<std::string> args) {
+    Result r = Train(args);
+    REQUIRE(!r.status.ok());
+    return r.status;
+  };
+  std::vector<std::string> args = ZooArgs();
+  args.erase(args.begin() + 2);  // --train_op
+  CHECK(absl::StrContains(error(args).message(), "--train_op"));
+
+  args = ZooArgs();
+  args[4] = "--data=x:0=/nonexistent.npy";
+  absl::Status missing = error(args);
+  CHECK(missing.code() == absl::StatusCode::kNotFound);
+  CHECK(absl::StrContains(missing.message(), "--data x:0: "));
+
+  args = ZooArgs();
+  args[4] = "--data=x:0=" + zoo + "feed.labels_0.npy";  // scalar rows for a [16,20] input
+  CHECK(absl::StrContains(error(args).message(), "have shape [] (1 elements) but the tensor takes [16,20]"));
+
+  args = ZooArgs();
+  args[4] = "--data=nope=" + zoo + "feed.x_0.npy";
+  CHECK(absl::StrContains(error(args).message(), "Tensor nope, specified in either"));
+
+  args = ZooArgs();
+  args.erase(args.begin() + 1);  // --checkpoint
+  CHECK(absl::StrContains(error(args).message(), "give --init=OP"));
+
+  args = ZooArgs();
+  args.push_back("--rows=0:100000");
+  CHECK(absl::StrContains(error(args).message(), "--rows: "));
+
+  args = ZooArgs();
+  args.push_back("--batch=0");
+  CHECK(absl::StrContains(error(args).message(), "--batch must be an integer >= 1"));
+}
+
+}  // namespace
+}  // namespace dflow
