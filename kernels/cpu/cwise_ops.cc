@@ -700,6 +700,7 @@ absl::Status RegisterCwiseKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(cwise::RegisterHalfKernels(registry));
   DFLOW_RETURN_IF_ERROR(cwise::RegisterActivationKernels(registry));
   DFLOW_RETURN_IF_ERROR(cwise::RegisterCwiseGradKernels(registry));
+  DFLOW_RETURN_IF_ERROR(cwise::RegisterActivationGradKernels(registry));
   DFLOW_RETURN_IF_ERROR(cwise::RegisterMathUnaryKernels(registry));
   DFLOW_RETURN_IF_ERROR(
       (cwise::RegisterForTypes<cwise::AddNOp, void>(registry, "AddN", cwise::NumericTypes{})));

@@ -150,6 +150,9 @@ absl::Status RegisterActivationKernels(KernelRegistry* registry);
 absl::Status RegisterMathUnaryKernels(KernelRegistry* registry);
 // SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad, ReciprocalGrad, InvGrad (cwise_grad_ops.cc).
 absl::Status RegisterCwiseGradKernels(KernelRegistry* registry);
+// Relu6Grad, LeakyReluGrad, EluGrad, SeluGrad, SoftplusGrad, SoftsignGrad
+// (activation_grad_ops.cc).
+absl::Status RegisterActivationGradKernels(KernelRegistry* registry);
 
 }  // namespace cwise
 }  // namespace dflow

@@ -66,22 +66,13 @@ absl::StatusOr<MemoryPtr> WrapMemory(const dnnl_memory_desc_t* md, dnnl_engine_t
 absl::StatusOr<std::shared_ptr<void>> Reorder(dnnl_engine_t engine,
                                               const dnnl_memory_desc_t& src_md, const void* src,
                                               const dnnl_memory_desc_t& dst_md) {
-  UseOneOpenMPThread();
-  dnnl_primitive_desc_t pd = nullptr;
-  absl::Status status =
-      DnnlStatus(dnnl_reorder_primitive_desc_create(&pd, &src_md, engine, &dst_md, engine, nullptr),
-                 "dnnl_reorder_primitive_desc_create");
-  if (!status.ok()) return status;
-  Primitive reorder;
-  reorder.pd.reset(pd);
-  dnnl_primitive_t primitive = nullptr;
-  status = DnnlStatus(dnnl_primitive_create(&primitive, pd), "dnnl_primitive_create(reorder)");
-  if (!status.ok()) return status;
-  reorder.primitive.reset(primitive);
+  absl::StatusOr<std::shared_ptr<const Primitive>> reorder =
+      MakeReorderPrimitive(engine, src_md, dst_md);
+  if (!reorder.ok()) return reorder.status();
   std::shared_ptr<void> dst = AlignedAlloc(dnnl_memory_desc_get_size(&dst_md));
   if (dst == nullptr) return absl::ResourceExhaustedError("no memory for reordered weights");
-  status =
-      Execute(reorder, engine, {{DNNL_ARG_FROM, &src_md, src}, {DNNL_ARG_TO, &dst_md, dst.get()}});
+  absl::Status status = Execute(**reorder, engine,
+                                {{DNNL_ARG_FROM, &src_md, src}, {DNNL_ARG_TO, &dst_md, dst.get()}});
   if (!status.ok()) return status;
   return dst;
 }
@@ -103,6 +94,23 @@ absl::Status SetActivation(const Activation& activation, dnnl_primitive_attr_t a
 }
 
 }  // namespace
+
+absl::StatusOr<std::shared_ptr<const Primitive>> MakeReorderPrimitive(
+    dnnl_engine_t engine, const dnnl_memory_desc_t& from, const dnnl_memory_desc_t& to) {
+  UseOneOpenMPThread();
+  dnnl_primitive_desc_t pd = nullptr;
+  absl::Status status =
+      DnnlStatus(dnnl_reorder_primitive_desc_create(&pd, &from, engine, &to, engine, nullptr),
+                 "dnnl_reorder_primitive_desc_create");
+  if (!status.ok()) return status;
+  auto reorder = std::make_shared<Primitive>();
+  reorder->pd.reset(pd);
+  dnnl_primitive_t primitive = nullptr;
+  status = DnnlStatus(dnnl_primitive_create(&primitive, pd), "dnnl_primitive_create(reorder)");
+  if (!status.ok()) return status;
+  reorder->primitive.reset(primitive);
+  return std::shared_ptr<const Primitive>(std::move(reorder));
+}
 
 absl::Status DnnlStatus(dnnl_status_t status, const char* what) {
   if (status == dnnl_success) return absl::OkStatus();

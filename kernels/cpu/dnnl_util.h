@@ -112,6 +112,12 @@ absl::StatusOr<std::shared_ptr<const Primitive>> MakePrimitive(
     const_dnnl_op_desc_t op_desc, dnnl_engine_t engine, const Activation& activation = {},
     const_dnnl_primitive_desc_t hint = nullptr);
 
+// A reorder from `from`'s layout to `to`'s (same dims), created on the calling thread with
+// a 1-thread OpenMP team; kernels that let a primitive pick its output layout use one to
+// bring the result back to the graph's layout.
+absl::StatusOr<std::shared_ptr<const Primitive>> MakeReorderPrimitive(
+    dnnl_engine_t engine, const dnnl_memory_desc_t& from, const dnnl_memory_desc_t& to);
+
 // One argument of an execution: `data` laid out as `md`.
 struct ExecArg {
   int arg;  // DNNL_ARG_SRC, ...

@@ -18,6 +18,8 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterTensorArrayKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterStackKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSliceKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterStridedSliceGradKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterDynamicStitchKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterPadTileKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSplitKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterGatherKernels(registry));
@@ -51,6 +53,7 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterAssertKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterConvBackpropInputKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterConvBackpropFilterKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterDepthwiseConvGradKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterFusedBatchNormGradKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterAvgPoolGradKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterEinsumKernels(registry));

@@ -26,6 +26,9 @@ absl::Status RegisterListScatterConcatKernels(KernelRegistry* registry);
 absl::Status RegisterTensorArrayKernels(KernelRegistry* registry);  // tensor_array_ops.cc
 absl::Status RegisterStackKernels(KernelRegistry* registry);        // stack_ops.cc
 absl::Status RegisterSliceKernels(KernelRegistry* registry);      // slice_ops.cc
+// strided_slice_grad_op.cc
+absl::Status RegisterStridedSliceGradKernels(KernelRegistry* registry);
+absl::Status RegisterDynamicStitchKernels(KernelRegistry* registry);  // dynamic_stitch_op.cc
 absl::Status RegisterPadTileKernels(KernelRegistry* registry);    // pad_tile_ops.cc
 absl::Status RegisterSplitKernels(KernelRegistry* registry);      // split_ops.cc
 absl::Status RegisterGatherKernels(KernelRegistry* registry);     // gather_ops.cc
@@ -59,6 +62,8 @@ absl::Status RegisterCropAndResizeKernels(KernelRegistry* registry);  // crop_an
 absl::Status RegisterAssertKernels(KernelRegistry* registry);  // assert_op.cc
 absl::Status RegisterConvBackpropInputKernels(KernelRegistry* registry);  // conv_backprop_input_op.cc
 absl::Status RegisterConvBackpropFilterKernels(KernelRegistry* registry);  // conv_backprop_filter_op.cc
+// depthwise_conv_grad_ops.cc
+absl::Status RegisterDepthwiseConvGradKernels(KernelRegistry* registry);
 absl::Status RegisterFusedBatchNormGradKernels(KernelRegistry* registry);  // fused_batch_norm_grad_op.cc
 absl::Status RegisterAvgPoolGradKernels(KernelRegistry* registry);  // avg_pool_grad_op.cc
 absl::Status RegisterEinsumKernels(KernelRegistry* registry);  // einsum_op.cc
