@@ -54,6 +54,12 @@ OPTIMIZERS = {
     "rmsprop": lambda: v1.train.RMSPropOptimizer(0.01, momentum=0.5),
     "rmsprop_centered": lambda: v1.train.RMSPropOptimizer(0.01, centered=True),
     "adagrad": lambda: v1.train.AdagradOptimizer(0.1),
+    "adadelta": lambda: v1.train.AdadeltaOptimizer(1.0),
+    "ftrl": lambda: v1.train.FtrlOptimizer(0.1, l1_regularization_strength=0.001,
+                                           l2_regularization_strength=0.001),
+    "ftrl_shrinkage": lambda: v1.train.FtrlOptimizer(
+        0.1, l1_regularization_strength=0.001, l2_regularization_strength=0.001,
+        l2_shrinkage_regularization_strength=0.01),
 }
 
 
@@ -98,6 +104,22 @@ def losses_mlp(r, resource):
                 t: r.standard_normal((16, 3)).astype(np.float32)}
 
 
+def embedding(r, resource):
+  """Bag of embeddings: ids [8, 4] (repeats within and across rows) from a 20 x 6 table, mean
+  over each row, Dense(3). The table's gradient is IndexedSlices, so the optimizer takes its
+  sparse path: Unique + UnsortedSegmentSum to merge repeated ids, then SparseApply*, or
+  Scatter* for Adam's slots."""
+  ids = v1.placeholder(tf.int32, [8, 4], name="ids")
+  y = v1.placeholder(tf.int32, [8], name="labels")
+  table = v1.get_variable("embedding", [20, 6], use_resource=resource,
+                          initializer=v1.random_uniform_initializer(-0.5, 0.5, seed=SEED + 3))
+  pooled = tf.reduce_mean(v1.nn.embedding_lookup(table, ids), axis=1)
+  logits = dense(pooled, 3, "logits", resource)
+  loss = v1.losses.sparse_softmax_cross_entropy(y, logits)
+  return loss, {ids: r.integers(0, 20, (8, 4)).astype(np.int32),
+                y: r.integers(0, 3, 8).astype(np.int32)}
+
+
 def lstm(r, resource):
   from tf_keras.src.layers.rnn import legacy_cells
   x = v1.placeholder(tf.float32, [4, 6, 3], name="x")
@@ -131,6 +153,20 @@ MODELS = [
      "sigmoid_cross_entropy, huber_loss, plus L2 regularization (L2Loss, AddN)"),
     ("lstm_adam", lstm, "adam", False, "dynamic_rnn LSTMCell(8) classifier, Adam: gradients "
      "through a v1 while loop (stacks, TensorArray gradients)"),
+    ("mlp_ftrl", mlp, "ftrl", False, "MLP, FTRL with l1 and l2 (ApplyFtrl)"),
+    ("mlp_resource_ftrl_shrinkage", mlp, "ftrl_shrinkage", True,
+     "MLP on resource variables, FTRL with l2 shrinkage (ResourceApplyFtrlV2)"),
+    ("mlp_adadelta", mlp, "adadelta", False, "MLP, Adadelta (ApplyAdadelta)"),
+    ("embedding_adagrad", embedding, "adagrad", False,
+     "embedding_lookup bag of words, Adagrad: SparseApplyAdagrad on the table"),
+    ("embedding_ftrl", embedding, "ftrl", False,
+     "embedding_lookup bag of words, FTRL: SparseApplyFtrl on the table"),
+    ("embedding_adam", embedding, "adam", False,
+     "embedding_lookup bag of words, Adam: ScatterAdd into m and v"),
+    ("embedding_resource_adam", embedding, "adam", True,
+     "embedding_lookup on resource variables, Adam: ResourceScatterAdd into m and v"),
+    ("embedding_resource_momentum", embedding, "momentum", True,
+     "embedding_lookup on resource variables, Momentum: ResourceSparseApplyMomentum"),
 ]
 
 

@@ -4,9 +4,13 @@
 // through OpTester on resource variables of the test device's VariableStore, over one or
 // two steps, against the textbook update rules computed here in double; the ref forms
 // (ApplyMomentum with use_nesterov, ApplyAdam, ApplyAdagrad) through a Session on
-// VariableV2s. Also: updates are copy-on-write (a tensor read before an update keeps its
-// values), and the errors: grad shape mismatch, uninitialized or missing variables,
-// non-scalar hyperparameters, update_slots=false (accum left as it is).
+// VariableV2s. ApplyFtrl/FtrlV2 (lr_power, multiply_linear_by_lr, l1 zeroing),
+// ApplyProximalGradientDescent, ApplyProximalAdagrad, ApplyAdaMax, ApplyAddSign,
+// ApplyPowerSign and ResourceApplyKerasMomentum against TensorFlow 2.21's results
+// (kDenseCases, record_tf_values.py), ref and resource forms, use_locking true and false.
+// Also: updates are copy-on-write (a tensor read before an update keeps its values), and
+// the errors in TF's words: shape mismatches naming the slot, uninitialized or missing
+// variables, non-scalar hyperparameters, update_slots=false (accum left as it is).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <memory>
@@ -18,6 +22,7 @@
 #include "runtime/device.h"
 #include "runtime/variable_store.h"
 #include "session/session.h"
+#include "tests/kernels/io/variable_op_testing.h"
 #include "tests/testing/graph_testing.h"
 #include "tests/testing/op_tester.h"
 
@@ -32,6 +37,8 @@ using testing::TestCpuDevice;
 using testing::Values;
 using testing::Vec;
 using Doubles = std::vector<double>;
+using testing::G;
+using testing::S;
 
 const KernelRegistry& Registry() { return testing::TestKernelRegistry(RegisterApplyKernels); }
 
@@ -398,15 +405,13 @@ TEST_CASE("Resource apply ops refuse a gradient of another shape in TF's words",
   CHECK(Read<float>(var) == kVar0);
   CHECK(Read<float>(accum) == std::vector<float>{0.5f, 0.0f, -1.0f});
 
-  // An accumulator of another shape is refused too (TF words this one "var and accum do
-  // not have the same shape[3] [2]"; dflow names the accumulator and compares it with grad,
-  // so only the common part is checked).
+  // An accumulator of another shape is refused too, in TF's words.
   const std::string short_accum = NewVariable<float>("short_accum", {0.5f, 0.0f});
   status = Apply("ResourceApplyAdagrad",
                  {Handle(var), Handle(short_accum), F(0.1f), Vec<float>(kGrad1)});
   CHECK(status.code() == absl::StatusCode::kInvalidArgument);
   CHECK_THAT(std::string(status.message()),
-             Contains("do not have the same shape"));
+             Contains("var and accum do not have the same shape[3] [2]"));
   CHECK(Read<float>(var) == kVar0);
 }
 
@@ -435,7 +440,213 @@ TEST_CASE("Resource apply ops refuse non-scalar hyperparameters", "[kernels][app
   absl::Status status = Apply("ResourceApplyAdagrad",
                               {Handle(var), Handle(accum), Vec<float>({0.1f}), Vec<float>(kGrad1)});
   CHECK(status.code() == absl::StatusCode::kInvalidArgument);
-  CHECK_THAT(std::string(status.message()), Contains("must be a float scalar"));
+  CHECK_THAT(std::string(status.message()), Contains("lr is not a scalar: [1]"));
+  CHECK(Read<float>(var) == kVar0);
+}
+
+// ---------------------------------------------------------------------------------
+// Ftrl, FtrlV2, the proximal, AdaMax and sign optimizers and Keras momentum against
+// TensorFlow 2.21's results (record_tf_values.py), ref and resource forms.
+
+const std::vector<testing::ApplyCase> kDenseCases = {
+    // BEGIN kDenseCases (record_tf_values.py)
+    // ApplyFtrl
+    {"ApplyFtrl", {}, {2, 3},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 0.0f},
+      {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f},
+      {0.05f, -0.1f, 0.2f, 0.3f, -0.4f, 0.0f}},
+     {G, S(0.1f), S(0.05f), S(0.02f), S(-0.5f)},
+     {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
+     {},
+     {{0.36161408f, -1.0745994f, 0.25892824f, 1.2780162f, 0.0f, 0.0485985f},
+      {0.35f, 1.2f, 4.3f, 1.4f, 0.5625f, 0.85f},
+      {-2.2038023f, 11.864631f, -5.429608f, -15.222814f, -0.04276693f, -0.5f}},
+     1e-06},
+    // ApplyFtrl
+    {"ApplyFtrl", {{"multiply_linear_by_lr", true}}, {2, 3},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 0.0f},
+      {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f},
+      {0.05f, -0.1f, 0.2f, 0.3f, -0.4f, 0.0f}},
+     {G, S(0.1f), S(0.05f), S(0.02f), S(-0.5f)},
+     {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
+     {},
+     {{0.28606102f, -0.99274f, 0.1722917f, 1.0505934f, 0.4764943f, 0.048598506f},
+      {0.35f, 1.2f, 4.3f, 1.4f, 0.5625f, 0.85f},
+      {-0.17538023f, 1.0964631f, -0.36296082f, -1.2522812f, -0.3642767f, -0.05f}},
+     1e-06},
+    // ApplyFtrl, lr_power -0.7 (TF's vectorized pow: a few ulps)
+    {"ApplyFtrl", {}, {2, 3},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 0.0f},
+      {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f},
+      {0.05f, -0.1f, 0.2f, 0.3f, -0.4f, 0.0f}},
+     {G, S(0.1f), S(0.05f), S(0.02f), S(-0.7f)},
+     {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
+     {},
+     {{0.4550348f, -1.323529f, 0.3409182f, 1.6399766f, 0.0f, 0.050196927f},
+      {0.35f, 1.2f, 4.3f, 1.4f, 0.5625f, 0.85f},
+      {-2.2503896f, 15.139912f, -9.527712f, -20.870815f, -0.017740726f, -0.5f}},
+     1e-05},
+    // ApplyFtrl, lr_power -0.7
+    {"ApplyFtrl", {{"multiply_linear_by_lr", true}}, {2, 3},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 0.0f},
+      {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f},
+      {0.05f, -0.1f, 0.2f, 0.3f, -0.4f, 0.0f}},
+     {G, S(0.1f), S(0.05f), S(0.02f), S(-0.7f)},
+     {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
+     {},
+     {{0.36197594f, -1.2445905f, 0.27617133f, 1.427308f, 0.5305381f, 0.050196927f},
+      {0.35f, 1.2f, 4.3f, 1.4f, 0.5625f, 0.85f},
+      {-0.18003896f, 1.4239912f, -0.77277124f, -1.8170817f, -0.3617741f, -0.05f}},
+     1e-05},
+    // ApplyFtrl, l1 0.8 (linear inside [-l1, l1] zeroes var)
+    {"ApplyFtrl", {}, {2, 3},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 0.0f},
+      {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f},
+      {0.5f, -1.0f, 2.0f, 3.0f, -4.0f, 0.0f}},
+     {G, S(0.1f), S(0.8f), S(0.02f), S(-0.5f)},
+     {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
+     {},
+     {{0.16013926f, -0.9245237f, 0.13619308f, 0.98742044f, 0.3770248f, 0.0f},
+      {0.35f, 1.2f, 4.3f, 1.4f, 0.5625f, 0.85f},
+      {-1.7538023f, 10.964631f, -3.6296077f, -12.522814f, -3.642767f, -0.5f}},
+     1e-06},
+    // ApplyFtrlV2
+    {"ApplyFtrlV2", {}, {2, 3},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 0.0f},
+      {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f},
+      {0.05f, -0.1f, 0.2f, 0.3f, -0.4f, 0.0f}},
+     {G, S(0.1f), S(0.05f), S(0.02f), S(0.1f), S(-0.5f)},
+     {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
+     {},
+     {{0.32803494f, -1.0382174f, 0.2541151f, 1.2274778f, 0.005672004f, 0.0485985f},
+      {0.35f, 1.2f, 4.3f, 1.4f, 0.5625f, 0.85f},
+      {-2.0038023f, 11.464631f, -5.329608f, -14.622813f, -0.09276691f, -0.5f}},
+     1e-06},
+    // ApplyFtrlV2
+    {"ApplyFtrlV2", {{"multiply_linear_by_lr", true}}, {2, 3},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 0.0f},
+      {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f},
+      {0.05f, -0.1f, 0.2f, 0.3f, -0.4f, 0.0f}},
+     {G, S(0.1f), S(0.05f), S(0.02f), S(0.1f), S(-0.5f)},
+     {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
+     {},
+     {{0.2524819f, -0.956358f, 0.16747855f, 1.0000551f, 0.4831256f, 0.048598506f},
+      {0.35f, 1.2f, 4.3f, 1.4f, 0.5625f, 0.85f},
+      {-0.15538023f, 1.0564631f, -0.35296082f, -1.1922812f, -0.3692767f, -0.05f}},
+     1e-06},
+    // ApplyProximalGradientDescent
+    {"ApplyProximalGradientDescent", {}, {2, 3},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 0.0f}},
+     {S(0.1f), S(0.05f), S(0.02f), G},
+     {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
+     {},
+     {{0.9431138f, -1.8912176f, 0.2944112f, 2.8892217f, -0.2694611f, 0.04491018f}},
+     1e-06},
+    // ApplyProximalGradientDescent
+    {"ApplyProximalGradientDescent", {}, {2, 3},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 0.0f}},
+     {S(0.1f), S(0.0f), S(0.02f), G},
+     {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
+     {},
+     {{0.9481038f, -1.8962076f, 0.29940122f, 2.8942118f, -0.2744511f, 0.0499002f}},
+     1e-06},
+    // ApplyProximalAdagrad
+    {"ApplyProximalAdagrad", {}, {2, 3},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 0.0f},
+      {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f}},
+     {S(0.1f), S(0.05f), S(0.02f), G},
+     {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
+     {},
+     {{0.903977f, -1.9006784f, 0.40075368f, 2.9063463f, -0.27593085f, 0.048703704f},
+      {0.35f, 1.2f, 4.3f, 1.4f, 0.5625f, 0.85f}},
+     1e-06},
+    // ApplyProximalAdagrad
+    {"ApplyProximalAdagrad", {}, {2, 3},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 0.0f},
+      {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f}},
+     {S(0.1f), S(0.0f), S(0.02f), G},
+     {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
+     {},
+     {{0.9124f, -1.9052345f, 0.40316257f, 2.9105651f, -0.28257978f, 0.054115225f},
+      {0.35f, 1.2f, 4.3f, 1.4f, 0.5625f, 0.85f}},
+     1e-06},
+    // ApplyAdaMax
+    {"ApplyAdaMax", {}, {2, 3},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 0.0f},
+      {0.05f, -0.1f, 0.2f, 0.3f, -0.4f, 0.0f},
+      {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f}},
+     {S(0.729f), S(0.01f), S(0.9f), S(0.999f), S(0.0000001f), G},
+     {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
+     {},
+     {{0.99298894f, -1.992989f, 0.49298894f, 2.986347f, -0.22525202f, 0.0030781082f},
+      {0.09500001f, -0.19000003f, 0.38000005f, 0.37000003f, -0.33499998f, -0.050000012f},
+      {0.5f, 1.0f, 2.0f, 1.0f, 0.4995f, 0.59940004f}},
+     1e-06},
+    // ApplyAddSign
+    {"ApplyAddSign", {}, {2, 3},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 0.0f},
+      {0.05f, -0.1f, 0.2f, 0.3f, -0.4f, 0.0f}},
+     {S(0.1f), S(1.0f), S(0.5f), S(0.9f), G},
+     {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
+     {},
+     {{0.925f, -1.85f, 0.19999999f, 2.85f, -0.2625f, 0.075f},
+      {0.09500001f, -0.19000003f, 0.38000005f, 0.37000003f, -0.33499998f, -0.050000012f}},
+     1e-06},
+    // ApplyPowerSign
+    {"ApplyPowerSign", {}, {2, 3},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 0.0f},
+      {0.05f, -0.1f, 0.2f, 0.3f, -0.4f, 0.0f}},
+     {S(0.1f), S(0.6931472f), S(0.5f), S(0.9f), G},
+     {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
+     {},
+     {{0.92928934f, -1.8585787f, 0.21715727f, 2.8585787f, -0.26767766f, 0.07071068f},
+      {0.09500001f, -0.19000003f, 0.38000005f, 0.37000003f, -0.33499998f, -0.050000012f}},
+     1e-06},
+    // ApplyKerasMomentum (resource form only)
+    {"ApplyKerasMomentum", {}, {2, 3},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 0.0f},
+      {0.05f, -0.1f, 0.2f, 0.3f, -0.4f, 0.0f}},
+     {S(0.1f), G, S(0.9f)},
+     {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
+     {},
+     {{0.995f, -1.99f, 0.48f, 3.17f, -0.635f, 0.05f},
+      {-5.0000027e-03f, 0.010000005f, -0.02000001f, 0.17000002f, -0.385f, 0.05f}},
+     1e-06},
+    // ApplyKerasMomentum (resource form only)
+    {"ApplyKerasMomentum", {{"use_nesterov", true}}, {2, 3},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 0.0f},
+      {0.05f, -0.1f, 0.2f, 0.3f, -0.4f, 0.0f}},
+     {S(0.1f), G, S(0.9f)},
+     {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
+     {},
+     {{0.9455f, -1.891f, 0.282f, 3.053f, -0.6215f, 0.095f},
+      {-5.0000027e-03f, 0.010000005f, -0.02000001f, 0.17000002f, -0.385f, 0.05f}},
+     1e-06},
+    // END kDenseCases
+};
+
+TEST_CASE("Apply ops give TensorFlow's results: Ftrl, proximal, AdaMax, sign, Keras momentum",
+          "[kernels][apply]") {
+  REQUIRE(kDenseCases.size() >= 16);
+  for (const testing::ApplyCase& c : kDenseCases) testing::CheckApplyCase(c);
+}
+
+TEST_CASE("Apply ops name the slot whose shape differs from var's, as TF",
+          "[kernels][apply]") {
+  const std::string var = NewVariable<float>("ftrl_shape_var", kVar0);
+  const std::string accum = NewVariable<float>("ftrl_shape_accum", {0.1f, 0.1f, 0.1f});
+  const std::string linear = NewVariable<float>("ftrl_shape_linear", {0.0f, 0.0f});
+  absl::Status status =
+      Apply("ResourceApplyFtrl", {Handle(var), Handle(accum), Handle(linear), Vec<float>(kGrad1),
+                                  F(0.1f), F(0.0f), F(0.0f), F(-0.5f)});
+  CHECK(status.code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(std::string(status.message()),
+             Contains("var and linear do not have the same shape[3] [2]"));
+  // Dense Ftrl checks only that hyperparameters are scalars (the sparse one their signs).
+  status = Apply("ResourceApplyFtrl", {Handle(var), Handle(accum), Handle(accum),
+                                       Vec<float>(kGrad1), F(0.1f), Vec<float>({0.0f}), F(0.0f),
+                                       F(-0.5f)});
+  CHECK_THAT(std::string(status.message()), Contains("l1 is not a scalar: [1]"));
   CHECK(Read<float>(var) == kVar0);
 }
 
