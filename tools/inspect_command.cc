@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "graph/function_inliner.h"
+#include "graph/gradients/gradient_registry.h"
 #include "graph/graph_def_import.h"
 #include "graph/node_def_util.h"
 #include "graph/partial_shape.h"
@@ -104,6 +105,20 @@ void PrintMissingKernels(const GraphDef& graph_def, std::ostream& out) {
   out << "\n" << FormatMissingKernels(missing);
 }
 
+// Issue 13: the op types AddSymbolicGradients cannot differentiate (neither a gradient
+// function nor declared gradient-free), so a user knows before building a backward pass.
+void PrintOpsWithoutGradients(const GraphDef& graph_def, std::ostream& out) {
+  const GradientRegistry& registry = GradientRegistry::Default();
+  std::map<std::string, int> missing;
+  for (const NodeDef& node : graph_def.node()) {
+    if (registry.Find(node.op()) == nullptr && !registry.HasNoGradient(node.op())) {
+      ++missing[node.op()];
+    }
+  }
+  out << "ops without a C++ gradient: " << missing.size() << "\n";
+  for (const auto& [op, count] : missing) out << "  " << op << "  (" << count << " nodes)\n";
+}
+
 }  // namespace
 
 absl::Status InspectGraphDef(const GraphDef& graph_def, std::ostream& out) {
@@ -115,6 +130,7 @@ absl::Status InspectGraphDef(const GraphDef& graph_def, std::ostream& out) {
   PrintUnconsumedOutputs(graph_def, out);
   PrintDevices(graph_def, out);
   PrintMissingKernels(graph_def, out);
+  PrintOpsWithoutGradients(graph_def, out);
   const GraphReport report = CheckGraphDef(graph_def);
   out << "warnings: " << report.warnings.size() << "\n";
   for (const GraphProblem& warning : report.warnings) out << "  " << warning.message << "\n";

@@ -164,6 +164,58 @@ absl::Status FillGrad(const Scope& s, const Operation& op, const Grads& dy, Grad
   return absl::OkStatus();
 }
 
+// Split(axis, value) and SplitV(value, sizes, axis): the pieces' gradients concatenated.
+absl::Status SplitGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+  *dx = {Output(), ConcatV2(s, dy, In(op, 0))};
+  return absl::OkStatus();
+}
+
+absl::Status SplitVGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+  *dx = {ConcatV2(s, dy, In(op, 2)), Output(), Output()};
+  return absl::OkStatus();
+}
+
+absl::Status ReverseV2Grad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+  *dx = {AddOp(s, "ReverseV2", {dy[0], In(op, 1)}).output(0), Output()};
+  return absl::OkStatus();
+}
+
+// UnsortedSegmentSum: each input row gets its segment's gradient (zero for a negative,
+// dropped, segment id).
+absl::Status UnsortedSegmentSumGrad(const Scope& s, const Operation& op, const Grads& dy,
+                                    Grads* dx) {
+  Output ids = In(op, 1);
+  Output kept = GreaterEqual(s, ids, Cast(s, 0, BaseType(ids.dtype())));
+  Output safe = Maximum(s, ids, Cast(s, 0, BaseType(ids.dtype())));
+  Output rows = GatherV2(s, dy[0], safe, 0);
+  // Broadcast `kept` over the trailing dims of the gathered rows.
+  Output rank_diff = Sub(s, Rank(s, rows), Rank(s, ids));
+  Output mask_shape = ConcatV2(
+      s, {Shape(s, ids), Fill(s, Reshape(s, rank_diff, {1}), 1)}, 0);
+  Output mask = Reshape(s, kept, mask_shape);
+  *dx = {SelectV2(s, mask, rows, ZerosLike(s, rows)), Output(), Output()};
+  return absl::OkStatus();
+}
+
+// TopKV2: dy scattered back to the positions the top k came from.
+absl::Status TopKGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+  Output x = In(op, 0), indices = Out(op, 1);
+  Output x_shape = Shape(s, x);
+  Output n = GatherV2(s, x_shape, Sub(s, Size(s, x_shape), 1), 0);
+  Output k = GatherV2(s, Shape(s, indices), Sub(s, Rank(s, indices), 1), 0);
+  Output rows = RealDiv(s, Cast(s, Size(s, x), DT_FLOAT), Cast(s, n, DT_FLOAT));
+  Output num_rows = Cast(s, rows, DT_INT32);
+  // Flat positions: row * n + index, for every row's k entries.
+  Output offsets = Reshape(s, Mul(s, grad::Range(s, 0, num_rows, 1), n), {-1, 1});
+  Output flat = Reshape(s, Add(s, Reshape(s, indices, Pack(s, {num_rows, k})), offsets),
+                        {-1, 1});
+  Output scattered = AddOp(s, "ScatterNd", {flat, Reshape(s, dy[0], {-1}),
+                                            Reshape(s, Size(s, x), {1})})
+                         .output(0);
+  *dx = {Reshape(s, scattered, x_shape), Output()};
+  return absl::OkStatus();
+}
+
 absl::Status Register(GradientRegistry* r, const char* op, GradFunc f) {
   return r->Register(op, std::move(f));
 }
@@ -191,6 +243,11 @@ absl::Status RegisterArrayGradients(GradientRegistry* r) {
   DFLOW_RETURN_IF_ERROR(Register(r, "Select", SelectGrad));
   DFLOW_RETURN_IF_ERROR(Register(r, "BroadcastTo", BroadcastToGrad));
   DFLOW_RETURN_IF_ERROR(Register(r, "Fill", FillGrad));
+  DFLOW_RETURN_IF_ERROR(Register(r, "Split", SplitGrad));
+  DFLOW_RETURN_IF_ERROR(Register(r, "SplitV", SplitVGrad));
+  DFLOW_RETURN_IF_ERROR(Register(r, "ReverseV2", ReverseV2Grad));
+  DFLOW_RETURN_IF_ERROR(Register(r, "UnsortedSegmentSum", UnsortedSegmentSumGrad));
+  DFLOW_RETURN_IF_ERROR(Register(r, "TopKV2", TopKGrad));
   // Ops whose outputs carry no gradient back (TF's NotDifferentiable / NoGradient).
   for (const char* op : {"Const", "Placeholder", "Shape", "ShapeN", "Size", "Rank",
                          "ZerosLike", "OnesLike", "StopGradient", "OneHot", "NoOp",

@@ -1,5 +1,7 @@
 // Gradients of arithmetic, element-wise math, matrix products, reductions and casts
 // (TF's math_grad.py, operation for operation).
+#include <cmath>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "graph/array_ops.h"
@@ -216,6 +218,80 @@ absl::Status ProdGrad(const Scope& s, const Operation& op, const Grads& dy, Grad
   return absl::OkStatus();
 }
 
+absl::Status Expm1Grad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+  *dx = {Mul(s, dy[0], Exp(s, In(op, 0)))};
+  return absl::OkStatus();
+}
+
+// d erf(x)/dx = 2/sqrt(pi) exp(-x^2); erfc is its negative.
+template <bool kComplement>
+absl::Status ErfGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+  Output x = In(op, 0);
+  const double two_over_sqrt_pi = (kComplement ? -2.0 : 2.0) / std::sqrt(M_PI);
+  *dx = {Mul(s, Mul(s, dy[0], two_over_sqrt_pi), Exp(s, Neg(s, Square(s, x))))};
+  return absl::OkStatus();
+}
+
+absl::Status DivNoNanGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+  Output x = In(op, 0), y = In(op, 1);
+  auto div_no_nan = [&](const Output& a, const Output& b) {
+    return AddOp(s, "DivNoNan", {a, b}).output(0);
+  };
+  Output gx = div_no_nan(dy[0], y);
+  Output gy = Mul(s, dy[0], div_no_nan(div_no_nan(Neg(s, x), y), y));
+  grad::ReduceBroadcastGrads(s, x, y, gx, gy, dx);
+  return absl::OkStatus();
+}
+
+// x mod y = x - floor(x / y) * y (FloorMod) or trunc (TruncateMod).
+template <bool kFloor>
+absl::Status ModGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+  Output x = In(op, 0), y = In(op, 1);
+  Output q = kFloor ? AddOp(s, "FloorDiv", {x, y}).output(0)
+                    : AddOp(s, "TruncateDiv", {x, y}).output(0);
+  grad::ReduceBroadcastGrads(s, x, y, dy[0], Mul(s, dy[0], Neg(s, q)), dx);
+  return absl::OkStatus();
+}
+
+// BatchMatMulV2: MatMul's four cases per batch, then summed over the batch dims each
+// operand was broadcast along.
+absl::Status BatchMatMulGrad(const Scope& s, const Operation& op, const Grads& dy,
+                             Grads* dx) {
+  const bool ax = grad::BoolAttrOf(op, "adj_x");
+  const bool ay = grad::BoolAttrOf(op, "adj_y");
+  Output x = In(op, 0), y = In(op, 1), g = dy[0];
+  auto bmm = [&](Output a, Output b, bool adj_a, bool adj_b) {
+    return AddOp(s, "BatchMatMulV2", {a, b},
+                 {{"adj_x", BoolAttr(adj_a)}, {"adj_y", BoolAttr(adj_b)}})
+        .output(0);
+  };
+  Output gx, gy;
+  if (!ax && !ay) {
+    gx = bmm(g, y, false, true), gy = bmm(x, g, true, false);
+  } else if (!ax && ay) {
+    gx = bmm(g, y, false, false), gy = bmm(g, x, true, false);
+  } else if (ax && !ay) {
+    gx = bmm(y, g, false, true), gy = bmm(x, g, false, false);
+  } else {
+    gx = bmm(y, g, true, true), gy = bmm(g, x, true, true);
+  }
+  Output sx = Shape(s, x), sy = Shape(s, y);
+  Output bx = Slice(s, sx, {0}, Reshape(s, Sub(s, Size(s, sx), 2), {1}));
+  Output by = Slice(s, sy, {0}, Reshape(s, Sub(s, Size(s, sy), 2), {1}));
+  Operation args = AddOp(s.WithOpName("BroadcastGradientArgs"), "BroadcastGradientArgs",
+                         {bx, by});
+  *dx = {Reshape(s, Sum(s, gx, args.output(0)), sx), Reshape(s, Sum(s, gy, args.output(1)), sy)};
+  return absl::OkStatus();
+}
+
+// Cumsum: the gradient is the cumulative sum the other way round.
+absl::Status CumsumGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+  AttrMap attrs = {{"exclusive", BoolAttr(grad::BoolAttrOf(op, "exclusive"))},
+                   {"reverse", BoolAttr(!grad::BoolAttrOf(op, "reverse"))}};
+  *dx = {AddOp(s, "Cumsum", {dy[0], In(op, 1)}, attrs).output(0), Output()};
+  return absl::OkStatus();
+}
+
 absl::Status Register(GradientRegistry* r, const char* op, GradFunc f) {
   return r->Register(op, std::move(f));
 }
@@ -253,6 +329,15 @@ absl::Status RegisterMathGradients(GradientRegistry* r) {
   DFLOW_RETURN_IF_ERROR(Register(r, "Max", MaxMinReduceGrad));
   DFLOW_RETURN_IF_ERROR(Register(r, "Min", MaxMinReduceGrad));
   DFLOW_RETURN_IF_ERROR(Register(r, "Prod", ProdGrad));
+  DFLOW_RETURN_IF_ERROR(Register(r, "Expm1", Expm1Grad));
+  DFLOW_RETURN_IF_ERROR(Register(r, "Erf", ErfGrad<false>));
+  DFLOW_RETURN_IF_ERROR(Register(r, "Erfc", ErfGrad<true>));
+  DFLOW_RETURN_IF_ERROR(Register(r, "DivNoNan", DivNoNanGrad));
+  DFLOW_RETURN_IF_ERROR(Register(r, "FloorMod", ModGrad<true>));
+  DFLOW_RETURN_IF_ERROR(Register(r, "TruncateMod", ModGrad<false>));
+  DFLOW_RETURN_IF_ERROR(Register(r, "BatchMatMulV2", BatchMatMulGrad));
+  DFLOW_RETURN_IF_ERROR(Register(r, "BatchMatMulV3", BatchMatMulGrad));
+  DFLOW_RETURN_IF_ERROR(Register(r, "Cumsum", CumsumGrad));
   // Piecewise-constant or integer-valued results: no gradient, as in TF.
   for (const char* op : {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
                          "ArgMax", "ArgMin", "Sign", "Floor", "Ceil", "Round", "Rint",

@@ -104,6 +104,38 @@ absl::Status AvgPoolGrad(const Scope& s, const Operation& op, const Grads& dy, G
   return absl::OkStatus();
 }
 
+// Conv2DBackpropInput(input_sizes, filter, out_backprop) is a transposed convolution:
+// its gradients are a forward convolution (to out_backprop) and a filter backprop.
+absl::Status ConvBackpropInputGrad(const Scope& s, const Operation& op, const Grads& dy,
+                                   Grads* dx) {
+  Output filter = In(op, 1), out_backprop = In(op, 2);
+  AttrMap attrs = grad::CopyAttrs(op, {"strides", "padding", "explicit_paddings",
+                                       "data_format", "dilations", "use_cudnn_on_gpu"});
+  Output dfilter = AddOp(s, "Conv2DBackpropFilter", {dy[0], Shape(s, filter), out_backprop},
+                         attrs)
+                       .output(0);
+  Output dout = AddOp(s, "Conv2D", {dy[0], filter}, attrs).output(0);
+  *dx = {Output(), dfilter, dout};
+  return absl::OkStatus();
+}
+
+// FusedBatchNorm / V2 / V3: one FusedBatchNormGrad* call. In training the kernel
+// saved the batch statistics in the reserve spaces; in inference the population mean
+// and variance (inputs 3 and 4) take their place, as TF does.
+GradFunc FusedBatchNormGrad(const char* grad_op, bool v3) {
+  return [grad_op, v3](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const bool training = grad::BoolAttrOf(op, "is_training");
+    std::vector<OpArg> args = {dy[0], In(op, 0), In(op, 2),
+                               training ? Out(op, 3) : In(op, 3),
+                               training ? Out(op, 4) : In(op, 4)};
+    if (v3) args.push_back(Out(op, 5));
+    Operation g = AddOp(s, grad_op, args,
+                        grad::CopyAttrs(op, {"epsilon", "data_format", "is_training"}));
+    *dx = {g.output(0), g.output(1), g.output(2), Output(), Output()};
+    return absl::OkStatus();
+  };
+}
+
 absl::Status Register(GradientRegistry* r, const char* op, GradFunc f) {
   return r->Register(op, std::move(f));
 }
@@ -132,6 +164,13 @@ absl::Status RegisterNnGradients(GradientRegistry* r) {
                                           "DepthwiseConv2dNativeBackpropFilter")));
   DFLOW_RETURN_IF_ERROR(Register(r, "MaxPool", MaxPoolGrad));
   DFLOW_RETURN_IF_ERROR(Register(r, "AvgPool", AvgPoolGrad));
+  DFLOW_RETURN_IF_ERROR(Register(r, "Conv2DBackpropInput", ConvBackpropInputGrad));
+  DFLOW_RETURN_IF_ERROR(
+      Register(r, "FusedBatchNorm", FusedBatchNormGrad("FusedBatchNormGrad", false)));
+  DFLOW_RETURN_IF_ERROR(
+      Register(r, "FusedBatchNormV2", FusedBatchNormGrad("FusedBatchNormGradV2", false)));
+  DFLOW_RETURN_IF_ERROR(
+      Register(r, "FusedBatchNormV3", FusedBatchNormGrad("FusedBatchNormGradV3", true)));
   return absl::OkStatus();
 }
 

@@ -84,6 +84,36 @@ TEST_CASE("SelectV2 routes the gradient to the chosen side, with broadcasting") 
   CHECK(CheckGradient({{{2, 3}}, {{3}}}, f) < kTol);
 }
 
+TEST_CASE("Split, SplitV, ReverseV2") {
+  auto split = [](const Scope& s, const Xs& x) -> Xs {
+    Operation op = AddOp(s, "Split", {Input(1), x[0]}, {{"num_split", IntAttr(2)}});
+    return {Weighted(s, op.output(0)), Mul(s, op.output(1), 3.0)};
+  };
+  CHECK(CheckGradient({{{2, 4}}}, split) < kTol);
+  auto split_v = [](const Scope& s, const Xs& x) -> Xs {
+    Operation op = AddOp(s, "SplitV", {x[0], Input({1, 3}), Input(-1)},
+                         {{"num_split", IntAttr(2)}});
+    return {Weighted(s, op.output(1))};  // piece 0 unused: its gradient is zeros
+  };
+  CHECK(CheckGradient({{{2, 4}}}, split_v) < kTol);
+  auto reverse = [](const Scope& s, const Xs& x) -> Xs {
+    return {Weighted(s, AddOp(s, "ReverseV2", {x[0], Input({1})}).output(0))};
+  };
+  CHECK(CheckGradient({{{2, 3}}}, reverse) < kTol);
+}
+
+TEST_CASE("UnsortedSegmentSum with a dropped (negative) id, TopKV2") {
+  auto segments = [](const Scope& s, const Xs& x) -> Xs {
+    return {Weighted(s, AddOp(s, "UnsortedSegmentSum", {x[0], Input({2, -1, 0, 2}), Input(3)})
+                            .output(0))};
+  };
+  CHECK(CheckGradient({{{4, 2}}}, segments) < kTol);
+  auto top_k = [](const Scope& s, const Xs& x) -> Xs {
+    return {Weighted(s, AddOp(s, "TopKV2", {x[0], Input(2)}).output(0))};
+  };
+  CHECK(CheckGradient({{{2, 3, 4}}}, top_k) < kTol);
+}
+
 TEST_CASE("StopGradient blocks, the other path still counts") {
   Scope root = Scope::NewRootScope();
   Output x = Placeholder(root, DT_DOUBLE);

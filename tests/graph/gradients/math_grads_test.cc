@@ -120,5 +120,45 @@ TEST_CASE("Reductions over constant, negative and all axes") {
   }
 }
 
+TEST_CASE("Expm1, Erf, Erfc, DivNoNan, FloorMod, TruncateMod, Cumsum") {
+  for (const char* op : {"Expm1", "Erf", "Erfc"}) {
+    auto f = [op](const Scope& s, const Xs& x) -> Xs { return {AddOp(s, op, {x[0]}).output(0)}; };
+    CHECK(CheckGradient({{{5}}}, f) < kTol);
+  }
+  for (const char* op : {"DivNoNan", "FloorMod", "TruncateMod"}) {
+    auto f = [op](const Scope& s, const Xs& x) -> Xs {
+      return {AddOp(s, op, {x[0], x[1]}).output(0)};
+    };
+    // Quotients away from integers, so FloorMod's steps are not crossed.
+    CHECK(CheckGradient({{{2, 2}, {1.3, -2.6, 3.45, 0.55}}, {{2}, {0.5, 0.7}}}, f) < kTol);
+  }
+  for (bool exclusive : {false, true}) {
+    for (bool reverse : {false, true}) {
+      auto f = [=](const Scope& s, const Xs& x) -> Xs {
+        return {AddOp(s, "Cumsum", {x[0], Input(1)},
+                      {{"exclusive", BoolAttr(exclusive)}, {"reverse", BoolAttr(reverse)}})
+                    .output(0)};
+      };
+      CHECK(CheckGradient({{{2, 3}}}, f) < kTol);
+    }
+  }
+}
+
+TEST_CASE("BatchMatMulV2 with broadcast batch dims and adjoints") {
+  for (bool ax : {false, true}) {
+    for (bool ay : {false, true}) {
+      auto f = [=](const Scope& s, const Xs& x) -> Xs {
+        return {AddOp(s, "BatchMatMulV2", {x[0], x[1]},
+                      {{"adj_x", BoolAttr(ax)}, {"adj_y", BoolAttr(ay)}})
+                    .output(0)};
+      };
+      std::vector<int64_t> a = ax ? std::vector<int64_t>{2, 1, 3, 2}
+                                  : std::vector<int64_t>{2, 1, 2, 3};
+      std::vector<int64_t> b = ay ? std::vector<int64_t>{3, 4, 3} : std::vector<int64_t>{3, 3, 4};
+      CHECK(CheckGradient({{a}, {b}}, f) < kTol);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dflow::testing

@@ -86,6 +86,37 @@ TEST_CASE("DepthwiseConv2dNative: input and filter") {
         kFloatTol);
 }
 
+TEST_CASE("Conv2DBackpropInput (transposed convolution): filter and out_backprop") {
+  auto f = [](const Scope& s, const Xs& x) -> Xs {
+    Output y = AddOp(s, "Conv2DBackpropInput", {Input({1, 5, 5, 2}), x[0], x[1]},
+                     {{"strides", IntListAttr({1, 2, 2, 1})}, {"padding", StringAttr("SAME")}})
+                   .output(0);
+    return {WeightedSum(s, y)};
+  };
+  CHECK(CheckGradient({Floats({3, 3, 2, 3}, 0.5), Floats({1, 3, 3, 3})}, f, 1e-2) <
+        kFloatTol);
+}
+
+TEST_CASE("FusedBatchNormV3 in training and FusedBatchNorm in inference") {
+  auto training = [](const Scope& s, const Xs& x) -> Xs {
+    Operation bn = AddOp(s, "FusedBatchNormV3",
+                         {x[0], x[1], x[2], Input(std::initializer_list<float>{}),
+                          Input(std::initializer_list<float>{})},
+                         {{"is_training", BoolAttr(true)}});
+    return {WeightedSum(s, bn.output(0))};
+  };
+  CHECK(CheckGradient({Floats({2, 3, 3, 2}), Floats({2}), Floats({2})}, training, 1e-2) <
+        kFloatTol);
+  auto inference = [](const Scope& s, const Xs& x) -> Xs {
+    Operation bn = AddOp(s, "FusedBatchNorm",
+                         {x[0], x[1], x[2], Input({0.1f, -0.2f}), Input({1.5f, 0.8f})},
+                         {{"is_training", BoolAttr(false)}});
+    return {WeightedSum(s, bn.output(0))};
+  };
+  CHECK(CheckGradient({Floats({2, 3, 3, 2}), Floats({2}), Floats({2})}, inference, 1e-2) <
+        kFloatTol);
+}
+
 TEST_CASE("MaxPool and AvgPool") {
   auto max_pool = [](const Scope& s, const Xs& x) -> Xs {
     return {WeightedSum(s, MaxPool(s, x[0], {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID"))};

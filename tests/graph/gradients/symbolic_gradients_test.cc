@@ -51,8 +51,8 @@ TEST_CASE("Several outputs with given grad_inputs") {
 TEST_CASE("Inputs may depend on each other; nothing above them is differentiated") {
   Scope root = Scope::NewRootScope();
   Output x = Placeholder(root, DT_DOUBLE);
-  // Cumsum has no gradient function: reaching it would fail.
-  Output above = AddOp(root, "Cumsum", {x, Input(0)}).output(0);
+  // Cumprod has no gradient function: reaching it would fail.
+  Output above = AddOp(root, "Cumprod", {x, Input(0)}).output(0);
   Output y = Mul(root, above, 3.0);
   Output z = Add(root, Mul(root, y, y), above);
   std::vector<Output> grads;
@@ -61,8 +61,8 @@ TEST_CASE("Inputs may depend on each other; nothing above them is differentiated
   REQUIRE(status.ok());
   // dz/dy = 2y; dz/dabove = 1 + 2y * 3 (through y as well).
   ClientSession::FeedType feeds = {{x, MakeTensor(DT_DOUBLE, {2}, {1.0, 2.0})}};
-  CHECK(RunOne(root, feeds, grads[0]) == std::vector<double>{6.0, 18.0});
-  CHECK(RunOne(root, feeds, grads[1]) == std::vector<double>{19.0, 55.0});
+  CHECK(RunOne(root, feeds, grads[0]) == std::vector<double>{6.0, 12.0});
+  CHECK(RunOne(root, feeds, grads[1]) == std::vector<double>{19.0, 37.0});
 }
 
 TEST_CASE("An input no output depends on gets a null gradient") {
@@ -126,12 +126,12 @@ TEST_CASE("Errors name what is wrong and leave the scope errored") {
   SECTION("an op without a gradient on the path") {
     Scope root = Scope::NewRootScope();
     Output x = Placeholder(root, DT_DOUBLE);
-    Output y = AddOp(root.WithOpName("running"), "Cumsum", {x, Input(0)}).output(0);
+    Output y = AddOp(root.WithOpName("running"), "Cumprod", {x, Input(0)}).output(0);
     std::vector<Output> grads;
     absl::Status status = AddSymbolicGradients(root, {y}, {x}, &grads);
     CHECK(status.code() == absl::StatusCode::kNotFound);
     CHECK(std::string(status.message()) ==
-          "No gradient defined for op: Cumsum (node 'running')");
+          "No gradient defined for op: Cumprod (node 'running')");
     CHECK(root.status() == status);
     CHECK(grads.size() == 1);
     CHECK(grads[0].node == nullptr);
