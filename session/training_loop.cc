@@ -83,6 +83,29 @@ absl::StatusOr<EvalResult> Evaluate(Session* session, const TrainingLoopOptions&
   return result;
 }
 
+// Rule 5: the feeds of one step, the batch split over the towers when there are any.
+absl::StatusOr<Feeds> StepFeeds(const TrainingLoopOptions& o, const std::vector<int64_t>& rows) {
+  if (o.tower_tensors.empty()) return GatherRows(o.train_data, rows);
+  const size_t towers = o.tower_tensors.size();
+  Feeds feeds;
+  size_t begin = 0;
+  for (size_t t = 0; t < towers; ++t) {
+    const size_t share = rows.size() / towers + (t < rows.size() % towers ? 1 : 0);
+    std::vector<int64_t> part(rows.begin() + begin, rows.begin() + begin + share);
+    begin += share;
+    DFLOW_ASSIGN_OR_RETURN(Feeds tower, GatherRows(o.train_data, part));
+    for (size_t c = 0; c < tower.size(); ++c) {
+      if (c >= o.tower_tensors[t].size()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "tower ", t, " names ", o.tower_tensors[t].size(), " tensors for ",
+            o.train_data.size(), " data columns"));
+      }
+      feeds.emplace_back(o.tower_tensors[t][c], std::move(tower[c].second));
+    }
+  }
+  return feeds;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> GatherRows(
@@ -162,7 +185,8 @@ absl::StatusOr<TrainingReport> RunTrainingLoop(Session* session, const TrainingL
     const int64_t start = in_epoch * o.batch;
     std::vector<int64_t> rows(order.begin() + start,
                               order.begin() + std::min(n, start + o.batch));
-    DFLOW_ASSIGN_OR_RETURN(Feeds feeds, GatherRows(o.train_data, rows));
+    if (!o.tower_tensors.empty() && rows.size() < o.tower_tensors.size()) continue;
+    DFLOW_ASSIGN_OR_RETURN(Feeds feeds, StepFeeds(o, rows));
     feeds.insert(feeds.end(), o.constant_feeds.begin(), o.constant_feeds.end());
     std::vector<Tensor> out;
     const Clock::time_point begin = Clock::now();

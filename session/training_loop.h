@@ -21,7 +21,11 @@
 //     weighted by the batch's size).
 //  4. Checkpoints (when save_prefix is set, through `saver`): "<prefix>-<step>" every
 //     `save_every` steps and "<prefix>" at the end, written by the session's SaveV2.
-//  5. A failing step stops the loop with its status, prefixed by the step number; the
+//  5. With `tower_tensors` (data-parallel towers, graph/train/replicate.h), each batch is
+//     split into one contiguous share per tower, as even as can be, and share t feeds
+//     tower_tensors[t][c] in place of train_data[c].tensor; a batch smaller than the
+//     number of towers is skipped. Evaluation feeds the columns' own tensors.
+//  6. A failing step stops the loop with its status, prefixed by the step number; the
 //     session and its variables stay usable.
 #ifndef DFLOW_SESSION_TRAINING_LOOP_H_
 #define DFLOW_SESSION_TRAINING_LOOP_H_
@@ -62,6 +66,7 @@ struct TrainingLoopOptions {
   std::string loss;  // "" when not fetched
   std::vector<TrainingColumn> train_data;
   std::vector<std::pair<std::string, Tensor>> constant_feeds;  // fed every step
+  std::vector<std::vector<std::string>> tower_tensors;         // [tower][column] (rule 5)
   int64_t batch = 32;
   int epochs = 1;
   int64_t steps = 0;

@@ -10,8 +10,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "graph/proto_io.h"
 #include "graph/status_macros.h"
+#include "graph/train/replicate.h"
 #include "graph/train/saver_builder.h"
 #include "proto/meta_graph.pb.h"
 #include "runtime/allocator.h"
@@ -31,7 +33,7 @@ const std::vector<std::string> kFlags = {
     "data",       "batch",     "epochs",     "steps",      "shuffle",    "seed",
     "feed",       "eval_data", "eval_fetch", "eval_feed",  "eval_every", "eval_batch",
     "save",       "save_every", "config",    "progress",   "output",     "rows",
-    "eval_rows"};
+    "eval_rows",  "devices"};
 
 struct Graphs {
   GraphDef graph;
@@ -280,6 +282,20 @@ absl::Status RunTrainCommand(const std::vector<std::string>& args, std::ostream&
   }
   DFLOW_ASSIGN_OR_RETURN(Graphs g, LoadGraph(flags));
   DFLOW_ASSIGN_OR_RETURN(TrainingLoopOptions options, LoopOptions(flags, g));
+  if (flags.Has("devices")) {
+    // Rule 9: the graph replicated into one tower per device.
+    std::vector<std::string> devices = absl::StrSplit(flags.Get("devices"), ',');
+    std::vector<std::string> data;
+    for (const TrainingColumn& c : options.train_data) data.push_back(c.tensor);
+    DFLOW_ASSIGN_OR_RETURN(ReplicatedGraph towers,
+                           ReplicateForTowers(g.graph, data, options.loss, options.train_op,
+                                              devices));
+    g.graph = std::move(towers.graph);
+    if (!options.loss.empty()) options.loss = towers.loss;
+    options.tower_tensors = std::move(towers.data_tensors);
+    progress << "dflow: " << devices.size() << " towers of " << towers.replicated_nodes
+             << " nodes each; gradients averaged over the towers\n";
+  }
   ConfigProto config;
   if (flags.Has("config")) {
     DFLOW_RETURN_IF_ERROR(ParseTextProto(flags.Get("config"), "--config", &config));

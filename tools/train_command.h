@@ -10,6 +10,7 @@
 //               [--eval_feed=NAME=VALUE]... [--eval_every=N] [--eval_batch=500]
 //               [--save=PREFIX] [--save_every=N] [--config=TEXTPROTO]
 //               [--progress=auto|bar|lines|none] [--output=text|json]
+//               [--devices=D0,D1,...]
 //
 // Rules:
 //  1. The graph: --meta_graph (a MetaGraphDef, binary or text, whose saver_def saves and
@@ -35,6 +36,11 @@
 //     "final_loss", "losses": [...], "evals": [{"step", "<fetch>": mean, ...}],
 //     "checkpoints": [...]}.
 //  8. Errors name the flag, tensor or step at fault (exit 1).
+//  9. --devices=D0,D1,... trains data-parallel, as MirroredStrategy: the graph's forward
+//     and backward passes are replicated once per device (graph/train/replicate.h),
+//     each batch is split over the towers, their gradients are averaged and applied
+//     once to the one copy of the variables; the loss reported is the towers' mean.
+//     Evaluation runs on tower 0. (Add device_count to --config for several CPUs.)
 #ifndef DFLOW_TOOLS_TRAIN_COMMAND_H_
 #define DFLOW_TOOLS_TRAIN_COMMAND_H_
 

@@ -120,6 +120,34 @@ TEST_CASE("MNIST from IDX files: a builder-API graph, held-out evaluation, 0.95"
   CHECK(absl::StrContains(r.err, "eval at step 80: accuracy = "));
 }
 
+TEST_CASE("Data-parallel towers (--devices) train with TF's single-device losses") {
+  // A batch split evenly over towers, their gradients averaged: the full batch's mean
+  // gradient, so TF 2.21's losses for the whole batch
+  // (tests/data/training/mlp_any_batch_adam/expected.json).
+  const std::string zoo = "tests/data/training/mlp_any_batch_adam/";
+  const std::vector<double> tf = {1.8074065446853638, 1.5194343328475952, 1.278834581375122,
+                                  1.0886653661727905, 0.935050904750824};
+  for (const char* devices : {"/cpu:0,/cpu:1", "/cpu:0,/cpu:1,/cpu:0,/cpu:1"}) {
+    Result r = Train({"--meta_graph=" + zoo + "model.meta", "--checkpoint=" + zoo + "init.ckpt",
+                      "--train_op=train", "--loss=loss:0", "--data=x:0=" + zoo + "feed.x_0.npy",
+                      "--data=labels:0=" + zoo + "feed.labels_0.npy", "--batch=16",
+                      "--epochs=5", "--shuffle=false", "--output=json", "--progress=none",
+                      std::string("--devices=") + devices,
+                      "--config=device_count { key: \"CPU\" value: 2 }"});
+    INFO(devices << ": " << r.status.ToString());
+    REQUIRE(r.status.ok());
+    CHECK(absl::StrContains(r.err, "towers of "));
+    std::vector<double> ours = Losses(r.out);
+    REQUIRE(ours.size() == tf.size());
+    for (size_t i = 0; i < tf.size(); ++i) CHECK(ours[i] == Approx(tf[i]).epsilon(1e-5));
+  }
+  // A graph built for a fixed batch cannot be split.
+  std::vector<std::string> fixed = ZooArgs();
+  fixed.push_back("--devices=/cpu:0,/cpu:1");
+  Result r = Train(fixed);
+  CHECK(absl::StrContains(r.status.message(), "has a fixed batch dimension (16)"));
+}
+
 TEST_CASE("Errors name the flag at fault") {
   const std::string zoo = kZoo;
   auto error = [](std::vector<std::string> args) {

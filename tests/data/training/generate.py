@@ -73,6 +73,17 @@ def mlp(r, resource):
                 y: r.integers(0, 5, 16).astype(np.int32)}
 
 
+def mlp_any_batch(r, resource):
+  """The MLP with placeholders of any batch size, as data-parallel towers need."""
+  x = v1.placeholder(tf.float32, [None, 20], name="x")
+  y = v1.placeholder(tf.int32, [None], name="labels")
+  h = dense(x, 32, "hidden", resource, tf.nn.relu)
+  logits = dense(h, 5, "logits", resource)
+  loss = v1.losses.sparse_softmax_cross_entropy(y, logits)
+  return loss, {x: r.standard_normal((16, 20)).astype(np.float32),
+                y: r.integers(0, 5, 16).astype(np.int32)}
+
+
 def cnn(r, resource):
   x = v1.placeholder(tf.float32, [4, 8, 8, 3], name="x")
   y = v1.placeholder(tf.float32, [4, 5], name="labels")
@@ -137,6 +148,8 @@ MODELS = [
     ("mlp_gd", mlp, "gd", False, "MLP 20-32-5, sparse softmax cross-entropy, GradientDescent"),
     ("mlp_momentum", mlp, "momentum", False, "MLP, Momentum 0.9"),
     ("mlp_adam", mlp, "adam", False, "MLP, Adam"),
+    ("mlp_any_batch_adam", mlp_any_batch, "adam", True,
+     "MLP, Adam, resource variables, placeholders of any batch size (towers)"),
     ("mlp_rmsprop", mlp, "rmsprop", False, "MLP, RMSProp with momentum"),
     ("cnn_gd", cnn, "gd", False, "CNN: Conv2D, MaxPool, BatchNorm (training), AvgPool, Dense; "
      "softmax cross-entropy; GradientDescent"),

@@ -1,0 +1,328 @@
+#include "graph/train/replicate.h"
+
+#include <deque>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "graph/node_def_util.h"
+#include "graph/op_registry.h"
+#include "graph/ops.h"
+#include "graph/status_macros.h"
+
+namespace dflow {
+namespace {
+
+using NameSet = absl::flat_hash_set<std::string>;
+
+struct Update {
+  int node;       // index in the graph
+  int grad_slot;  // which input is the gradient
+};
+
+class Replicator {
+ public:
+  explicit Replicator(const GraphDef& graph) : graph_(graph) {
+    for (int i = 0; i < graph.node_size(); ++i) index_[graph.node(i).name()] = i;
+  }
+
+  absl::StatusOr<ReplicatedGraph> Run(const std::vector<std::string>& data_tensors,
+                                      const std::string& loss, const std::string& train_op,
+                                      const std::vector<std::string>& devices);
+
+ private:
+  absl::StatusOr<int> NodeOf(const std::string& tensor, const char* what) const;
+  // Input names of node i as parsed tensor ids (malformed ones are skipped: import
+  // reports them).
+  std::vector<TensorId> Inputs(int i) const;
+  absl::StatusOr<std::vector<Update>> FindUpdates(int train_op) const;
+  NameSet Forward(const std::vector<int>& from, const NameSet& stop) const;
+  NameSet Backward(const std::vector<int>& from) const;
+  void Place(NodeDef* node, const std::string& device, const std::string& prefix) const;
+
+  const GraphDef& graph_;
+  absl::flat_hash_map<std::string, int> index_;
+  NameSet replicated_;
+};
+
+absl::StatusOr<int> Replicator::NodeOf(const std::string& tensor, const char* what) const {
+  DFLOW_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(tensor));
+  auto it = index_.find(id.node);
+  if (it == index_.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--devices: the ", what, " '", tensor, "' is not in the graph"));
+  }
+  return it->second;
+}
+
+std::vector<TensorId> Replicator::Inputs(int i) const {
+  std::vector<TensorId> ids;
+  for (const std::string& in : graph_.node(i).input()) {
+    absl::StatusOr<TensorId> id = ParseTensorName(in);
+    if (id.ok() && index_.contains(id->node)) ids.push_back(*id);
+  }
+  return ids;
+}
+
+absl::StatusOr<std::vector<Update>> Replicator::FindUpdates(int train_op) const {
+  std::vector<Update> updates;
+  for (const std::string& name : Backward({train_op})) {
+    const int i = index_.at(name);
+    const OpDef* def = OpRegistry::Global().Find(graph_.node(i).op());
+    if (def == nullptr || !def->is_stateful()) continue;
+    for (int a = 0; a < def->input_arg_size(); ++a) {
+      const std::string& arg = def->input_arg(a).name();
+      if (arg != "grad" && arg != "delta") continue;
+      if (absl::StrContains(graph_.node(i).op(), "Sparse")) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--devices: '", name, "' (", graph_.node(i).op(),
+            ") applies a sparse gradient; towers average dense gradients only"));
+      }
+      updates.push_back({i, a});
+    }
+  }
+  if (updates.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--devices: the train op '", graph_.node(train_op).name(),
+        "' runs no optimizer update (an op with a grad or delta input)"));
+  }
+  return updates;
+}
+
+NameSet Replicator::Forward(const std::vector<int>& from, const NameSet& stop) const {
+  absl::flat_hash_map<std::string, std::vector<int>> consumers;
+  for (int i = 0; i < graph_.node_size(); ++i) {
+    for (const TensorId& id : Inputs(i)) consumers[id.node].push_back(i);
+  }
+  NameSet seen;
+  std::deque<int> queue(from.begin(), from.end());
+  for (int i : from) seen.insert(graph_.node(i).name());
+  while (!queue.empty()) {
+    const int i = queue.front();
+    queue.pop_front();
+    for (int c : consumers[graph_.node(i).name()]) {
+      const std::string& name = graph_.node(c).name();
+      if (stop.contains(name) || !seen.insert(name).second) continue;
+      queue.push_back(c);
+    }
+  }
+  return seen;
+}
+
+NameSet Replicator::Backward(const std::vector<int>& from) const {
+  NameSet seen;
+  std::deque<int> queue(from.begin(), from.end());
+  for (int i : from) seen.insert(graph_.node(i).name());
+  while (!queue.empty()) {
+    const int i = queue.front();
+    queue.pop_front();
+    for (const TensorId& id : Inputs(i)) {
+      if (seen.insert(id.node).second) queue.push_back(index_.at(id.node));
+    }
+  }
+  return seen;
+}
+
+// `node` (a member of R or its copy) on `device`, its inputs and colocation inside R
+// renamed with `prefix`, colocation outside R dropped, loop frames made its own.
+void Replicator::Place(NodeDef* node, const std::string& device,
+                       const std::string& prefix) const {
+  node->set_device(device);
+  for (std::string& in : *node->mutable_input()) {
+    absl::StatusOr<TensorId> id = ParseTensorName(in);
+    if (!id.ok() || !replicated_.contains(id->node)) continue;
+    in = absl::StrCat(id->IsControl() ? "^" : "", prefix, id->node,
+                      id->index > 0 ? absl::StrCat(":", id->index) : "");
+  }
+  auto& attrs = *node->mutable_attr();
+  if (auto it = attrs.find("_class"); it != attrs.end()) {
+    AttrValue kept;
+    for (const std::string& entry : it->second.list().s()) {
+      absl::string_view group = entry;
+      if (absl::ConsumePrefix(&group, "loc:@") && replicated_.contains(group)) {
+        kept.mutable_list()->add_s(absl::StrCat("loc:@", prefix, group));
+      }
+    }
+    if (kept.list().s_size() == 0) {
+      attrs.erase(it);
+    } else {
+      it->second = kept;
+    }
+  }
+  if (auto it = attrs.find("frame_name"); it != attrs.end() && !prefix.empty()) {
+    it->second.set_s(prefix + it->second.s());
+  }
+  node->set_name(prefix + node->name());
+}
+
+bool WritesVariables(const std::string& op) {
+  return absl::StartsWith(op, "Assign") || absl::StrContains(op, "Scatter") ||
+         absl::StrContains(op, "Apply");
+}
+
+TensorProto ScalarOf(DataType dtype, double value) {
+  TensorProto t;
+  t.set_dtype(dtype);
+  t.mutable_tensor_shape();
+  if (dtype == DT_DOUBLE) {
+    t.add_double_val(value);
+  } else {
+    t.add_float_val(static_cast<float>(value));
+  }
+  return t;
+}
+
+NodeDef* AddNode(GraphDef* graph, const std::string& name, const std::string& op,
+                 const std::vector<std::string>& inputs, DataType dtype) {
+  NodeDef* node = graph->add_node();
+  node->set_name(name);
+  node->set_op(op);
+  for (const std::string& in : inputs) node->add_input(in);
+  (*node->mutable_attr())["T"] = TypeAttr(dtype);
+  return node;
+}
+
+// mean(tensors) as AddN and Mul nodes named under `scope`; the mean's name.
+std::string AddMean(GraphDef* graph, const std::string& scope,
+                    const std::vector<std::string>& tensors, DataType dtype) {
+  NodeDef* sum = AddNode(graph, scope + "/sum", "AddN", tensors, dtype);
+  (*sum->mutable_attr())["N"] = IntAttr(static_cast<int64_t>(tensors.size()));
+  NodeDef* scale = graph->add_node();
+  scale->set_name(scope + "/scale");
+  scale->set_op("Const");
+  (*scale->mutable_attr())["dtype"] = TypeAttr(dtype);
+  (*scale->mutable_attr())["value"] =
+      TensorAttr(ScalarOf(dtype, 1.0 / static_cast<double>(tensors.size())));
+  AddNode(graph, scope + "/mean", "Mul", {sum->name(), scale->name()}, dtype);
+  return scope + "/mean";
+}
+
+DataType TypeOf(const NodeDef& node) {
+  for (const char* attr : {"T", "dtype"}) {
+    auto it = node.attr().find(attr);
+    if (it != node.attr().end()) return it->second.type();
+  }
+  return DT_FLOAT;
+}
+
+std::string Prefixed(const std::string& prefix, const std::string& tensor) {
+  absl::StatusOr<TensorId> id = ParseTensorName(tensor);
+  return id.ok() ? absl::StrCat(prefix, id->ToString()) : prefix + tensor;
+}
+
+absl::StatusOr<ReplicatedGraph> Replicator::Run(const std::vector<std::string>& data_tensors,
+                                                const std::string& loss,
+                                                const std::string& train_op,
+                                                const std::vector<std::string>& devices) {
+  if (devices.size() < 2) {
+    return absl::InvalidArgumentError("--devices needs at least two devices");
+  }
+  std::vector<int> data;
+  for (const std::string& t : data_tensors) {
+    DFLOW_ASSIGN_OR_RETURN(int i, NodeOf(t, "data tensor"));
+    data.push_back(i);
+  }
+  // Each tower gets a share of the batch, so the graph must take any batch size (a graph
+  // built for a fixed batch bakes it into shapes of its loss and gradients too).
+  for (size_t d = 0; d < data.size(); ++d) {
+    const auto& attrs = graph_.node(data[d]).attr();
+    auto it = attrs.find("shape");
+    if (it != attrs.end() && it->second.shape().dim_size() > 0 &&
+        it->second.shape().dim(0).size() >= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--devices: the data tensor '", data_tensors[d], "' has a fixed batch dimension (",
+          it->second.shape().dim(0).size(), "); splitting batches over towers needs a graph "
+          "built for any batch size (placeholder shape [None, ...])"));
+    }
+  }
+  DFLOW_ASSIGN_OR_RETURN(int train, NodeOf(train_op, "train op"));
+  DFLOW_ASSIGN_OR_RETURN(std::vector<Update> updates, FindUpdates(train));
+  NameSet stop = {graph_.node(train).name()};
+  std::vector<int> targets;
+  for (const Update& u : updates) {
+    stop.insert(graph_.node(u.node).name());
+    const TensorId grad = Inputs(u.node)[u.grad_slot];
+    targets.push_back(index_.at(grad.node));
+  }
+  int loss_node = -1;
+  if (!loss.empty()) {
+    DFLOW_ASSIGN_OR_RETURN(loss_node, NodeOf(loss, "loss"));
+    targets.push_back(loss_node);
+  }
+  const NameSet forward = Forward(data, stop);
+  for (const std::string& name : Backward(targets)) {
+    if (forward.contains(name) && !stop.contains(name)) replicated_.insert(name);
+  }
+  for (const std::string& name : replicated_) {
+    const NodeDef& node = graph_.node(index_.at(name));
+    if (WritesVariables(node.op())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--devices: '", name, "' (", node.op(), ") writes a variable from the data; "
+          "replicated it would update once per tower (e.g. batch-norm moving averages)"));
+    }
+  }
+  for (size_t u = 0; u < updates.size(); ++u) {
+    const TensorId grad = Inputs(updates[u].node)[updates[u].grad_slot];
+    if (!replicated_.contains(grad.node)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--devices: the gradient '", grad.ToString(), "' of '",
+          graph_.node(updates[u].node).name(), "' does not depend on the data"));
+    }
+  }
+  if (loss_node >= 0 && !replicated_.contains(graph_.node(loss_node).name())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--devices: the loss '", loss, "' does not depend on the data"));
+  }
+
+  ReplicatedGraph out;
+  out.graph = graph_;
+  out.replicated_nodes = static_cast<int>(replicated_.size());
+  const int towers = static_cast<int>(devices.size());
+  auto prefix = [](int t) { return t == 0 ? std::string() : absl::StrCat("tower_", t, "/"); };
+  for (NodeDef& node : *out.graph.mutable_node()) {
+    if (replicated_.contains(node.name())) Place(&node, devices[0], "");
+  }
+  for (int t = 1; t < towers; ++t) {
+    for (const NodeDef& node : graph_.node()) {
+      if (!replicated_.contains(node.name())) continue;
+      NodeDef* copy = out.graph.add_node();
+      *copy = out.graph.node(index_.at(node.name()));
+      Place(copy, devices[t], prefix(t));
+    }
+  }
+  for (const Update& u : updates) {
+    NodeDef* update = out.graph.mutable_node(u.node);
+    const std::string grad = update->input(u.grad_slot);
+    std::vector<std::string> grads;
+    for (int t = 0; t < towers; ++t) grads.push_back(Prefixed(prefix(t), grad));
+    *update->mutable_input(u.grad_slot) =
+        AddMean(&out.graph, "dflow_towers/" + update->name(), grads, TypeOf(*update));
+  }
+  if (loss_node >= 0) {
+    std::vector<std::string> losses;
+    for (int t = 0; t < towers; ++t) losses.push_back(Prefixed(prefix(t), loss));
+    const std::string mean = AddMean(&out.graph, "dflow_towers/loss", losses,
+                                     TypeOf(graph_.node(loss_node)));
+    out.loss = mean + ":0";
+  }
+  for (int t = 0; t < towers; ++t) {
+    std::vector<std::string> names;
+    for (const std::string& d : data_tensors) names.push_back(Prefixed(prefix(t), d));
+    out.data_tensors.push_back(std::move(names));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<ReplicatedGraph> ReplicateForTowers(const GraphDef& graph,
+                                                   const std::vector<std::string>& data_tensors,
+                                                   const std::string& loss,
+                                                   const std::string& train_op,
+                                                   const std::vector<std::string>& devices) {
+  return Replicator(graph).Run(data_tensors, loss, train_op, devices);
+}
+
+}  // namespace dflow

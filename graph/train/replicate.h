@@ -1,0 +1,49 @@
+// Data-parallel replication of a training GraphDef (MirroredStrategy for a TF 1 graph),
+// behind `dflow train --devices=D0,D1,...`.
+//
+// The graph's optimizer update ops (Apply*/ResourceApply*: any stateful op with a "grad"
+// or "delta" input) stay as they are, once. Everything between the fed data and those
+// updates' gradients or the loss (the forward pass, the loss and the backward pass TF
+// wrote) is the data-dependent part R; it is one replica ("tower"):
+//  - tower 0 is R itself, moved to devices[0];
+//  - tower t >= 1 is a copy of R named "tower_<t>/<name>" on devices[t], reading the same
+//    variables and constants (nodes outside R are shared, never copied), fed with its own
+//    data tensors "tower_<t>/<data tensor>";
+//  - each update's gradient becomes the mean of the towers' gradients (AddN, then times
+//    1/N), built next to the update; the loss reported is the towers' mean,
+//    "dflow_towers/loss".
+// Colocation (`_class`) entries that point outside R are dropped in R and its copies (a
+// gradient need not sit with its variable); entries inside R follow the copy.
+// Other stateful ops in R (batch-norm moving averages through Assign*) are refused: they
+// would update once per tower.
+#ifndef DFLOW_GRAPH_TRAIN_REPLICATE_H_
+#define DFLOW_GRAPH_TRAIN_REPLICATE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/graph.pb.h"
+
+namespace dflow {
+
+struct ReplicatedGraph {
+  GraphDef graph;
+  std::string loss;  // the towers' mean loss ("" when no loss was given)
+  // Per tower, the names to feed in place of each data tensor (tower 0: the originals).
+  std::vector<std::vector<std::string>> data_tensors;
+  int replicated_nodes = 0;  // |R|
+};
+
+// INVALID_ARGUMENT naming the problem: fewer than 2 devices, a data tensor or the loss
+// not in the graph, a data placeholder with a fixed batch dimension, no update op reached from `train_op`, a gradient that does not
+// depend on the data, or a stateful op other than an update inside R.
+absl::StatusOr<ReplicatedGraph> ReplicateForTowers(const GraphDef& graph,
+                                                   const std::vector<std::string>& data_tensors,
+                                                   const std::string& loss,
+                                                   const std::string& train_op,
+                                                   const std::vector<std::string>& devices);
+
+}  // namespace dflow
+
+#endif  // DFLOW_GRAPH_TRAIN_REPLICATE_H_

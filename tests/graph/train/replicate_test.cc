@@ -1,0 +1,96 @@
+// graph/train/replicate.h: which nodes a tower copies, where they go, how the updates'
+// gradients are averaged, and the graphs it refuses.
+#include "graph/train/replicate.h"
+
+#include <set>
+
+#include "absl/strings/match.h"
+#include "catch2/catch.hpp"
+#include "graph/nn_ops.h"
+#include "graph/ops.h"
+#include "graph/train/optimizers.h"
+#include "graph/train/variable.h"
+
+namespace dflow {
+namespace {
+
+const NodeDef* Find(const GraphDef& g, const std::string& name) {
+  for (const NodeDef& n : g.node()) {
+    if (n.name() == name) return &n;
+  }
+  return nullptr;
+}
+
+// y = x * w, loss = mean(y^2); SGD on w. `batch` -1 for any batch size.
+GraphDef Model(int64_t batch = -1) {
+  Scope root = Scope::NewRootScope();
+  Variable w = Variable::Create(root.WithOpName("w"), {{1.0f}, {2.0f}});
+  Output x = Placeholder(root.WithOpName("x"), DT_FLOAT, PartialShape({batch, 2}));
+  Output y = MatMul(root.WithOpName("y"), x, w.value());
+  Output loss = Mean(root.WithOpName("loss"), Square(root, y), {0, 1});
+  GradientDescentOptimizer sgd(0.1);
+  absl::StatusOr<Operation> train = sgd.Minimize(root, loss, {w});
+  REQUIRE(train.ok());
+  NoOp(root.WithOpName("train").WithControlDependencies(*train));
+  GraphDef g;
+  REQUIRE(root.ToGraphDef(&g).ok());
+  return g;
+}
+
+TEST_CASE("Towers copy the data-dependent nodes and average the gradients") {
+  GraphDef g = Model();
+  absl::StatusOr<ReplicatedGraph> r =
+      ReplicateForTowers(g, {"x:0"}, "loss:0", "train", {"/cpu:0", "/cpu:1"});
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  // Forward, loss and backward are copied; the variable, its read and the update not.
+  CHECK(Find(r->graph, "tower_1/x") != nullptr);
+  CHECK(Find(r->graph, "tower_1/y") != nullptr);
+  CHECK(Find(r->graph, "tower_1/loss") != nullptr);
+  CHECK(Find(r->graph, "tower_1/w") == nullptr);
+  CHECK(Find(r->graph, "tower_1/w/Read") == nullptr);
+  CHECK(Find(r->graph, "tower_1/x")->device() == "/cpu:1");
+  CHECK(Find(r->graph, "y")->device() == "/cpu:0");
+  // tower_1/y reads the shared variable and its own input.
+  const NodeDef* y1 = Find(r->graph, "tower_1/y");
+  CHECK(y1->input(0) == "tower_1/x");
+  CHECK(y1->input(1) == "w/Read");
+  // The update takes the mean of both towers' gradients.
+  const NodeDef* update = nullptr;
+  for (const NodeDef& n : r->graph.node()) {
+    if (n.op() == "ResourceApplyGradientDescent") update = &n;
+  }
+  REQUIRE(update != nullptr);
+  const NodeDef* mean = Find(r->graph, update->input(2));
+  REQUIRE(mean != nullptr);
+  CHECK(mean->op() == "Mul");
+  const NodeDef* sum = Find(r->graph, mean->input(0));
+  REQUIRE(sum != nullptr);
+  CHECK(sum->op() == "AddN");
+  CHECK(sum->input_size() == 2);
+  CHECK(absl::StartsWith(sum->input(1), "tower_1/"));
+  CHECK(r->loss == "dflow_towers/loss/mean:0");
+  CHECK(r->data_tensors ==
+        std::vector<std::vector<std::string>>{{"x:0"}, {"tower_1/x:0"}});
+  CHECK(r->replicated_nodes > 5);
+}
+
+TEST_CASE("Graphs towers cannot split are refused with the reason") {
+  GraphDef g = Model();
+  auto error = [&](const GraphDef& graph, std::vector<std::string> devices,
+                   const std::string& train = "train") {
+    absl::StatusOr<ReplicatedGraph> r =
+        ReplicateForTowers(graph, {"x:0"}, "loss:0", train, devices);
+    REQUIRE(!r.ok());
+    CHECK(r.status().code() == absl::StatusCode::kInvalidArgument);
+    return std::string(r.status().message());
+  };
+  CHECK(absl::StrContains(error(g, {"/cpu:0"}), "at least two devices"));
+  CHECK(absl::StrContains(error(Model(16), {"/cpu:0", "/cpu:1"}),
+                          "has a fixed batch dimension (16)"));
+  CHECK(absl::StrContains(error(g, {"/cpu:0", "/cpu:1"}, "loss"), "runs no optimizer update"));
+  CHECK(absl::StrContains(error(g, {"/cpu:0", "/cpu:1"}, "nope"), "'nope' is not in the graph"));
+}
+
+}  // namespace
+}  // namespace dflow
