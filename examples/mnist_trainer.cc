@@ -89,11 +89,14 @@ struct Batch {
   Tensor labels;
 };
 
-Batch MakeBatch(const IdxFile& images, const IdxFile& labels, const int64_t* rows,
-                int64_t count) {
+absl::StatusOr<Batch> MakeBatch(const IdxFile& images, const IdxFile& labels,
+                                const int64_t* rows, int64_t count) {
   const int64_t pixels = images.dims[1] * images.dims[2];
-  Batch b{*Tensor::Allocate(ProcessCpuAllocator(), DT_FLOAT, TensorShape({count, pixels})),
-          *Tensor::Allocate(ProcessCpuAllocator(), DT_INT64, TensorShape({count}))};
+  Batch b;
+  DFLOW_ASSIGN_OR_RETURN(b.images, Tensor::Allocate(ProcessCpuAllocator(), DT_FLOAT,
+                                                    TensorShape({count, pixels})));
+  DFLOW_ASSIGN_OR_RETURN(b.labels,
+                         Tensor::Allocate(ProcessCpuAllocator(), DT_INT64, TensorShape({count})));
   const uint8_t* src = images.values.data<uint8_t>();
   const uint8_t* label_src = labels.values.data<uint8_t>();
   float* dst = b.images.data<float>();
@@ -123,6 +126,10 @@ absl::Status CheckRange(const IdxFile& images, const IdxFile& labels, int64_t be
 
 absl::StatusOr<MnistTrainResult> TrainMnist(const MnistTrainOptions& o) {
   const int64_t towers = static_cast<int64_t>(o.devices.size());
+  if (o.batch > o.train_count) {
+    return absl::InvalidArgumentError(absl::StrCat("the batch (", o.batch, ") exceeds the ",
+                                                   o.train_count, " training examples"));
+  }
   if (towers == 0 || o.batch % towers != 0 || o.batch <= 0) {
     return absl::InvalidArgumentError(absl::StrCat("the batch (", o.batch,
                                                    ") must split evenly over ", towers,
@@ -187,7 +194,8 @@ absl::StatusOr<MnistTrainResult> TrainMnist(const MnistTrainOptions& o) {
     for (int64_t start = 0; start + o.batch <= o.train_count; start += o.batch) {
       ClientSession::FeedType feeds;
       for (int64_t t = 0; t < towers; ++t) {
-        Batch b = MakeBatch(train_x, train_y, &order[start + t * per_tower], per_tower);
+        DFLOW_ASSIGN_OR_RETURN(
+            Batch b, MakeBatch(train_x, train_y, &order[start + t * per_tower], per_tower));
         feeds[xs[t]] = b.images;
         feeds[ys[t]] = b.labels;
       }
@@ -211,7 +219,7 @@ absl::StatusOr<MnistTrainResult> TrainMnist(const MnistTrainOptions& o) {
   std::iota(rows.begin(), rows.end(), o.test_begin);
   for (int64_t start = 0; start < o.test_count; start += 500) {
     const int64_t n = std::min<int64_t>(500, o.test_count - start);
-    Batch b = MakeBatch(test_x, test_y, &rows[start], n);
+    DFLOW_ASSIGN_OR_RETURN(Batch b, MakeBatch(test_x, test_y, &rows[start], n));
     std::vector<Tensor> out;
     DFLOW_RETURN_IF_ERROR(
         session->Run({{eval_x, b.images}, {eval_y, b.labels}}, {correct}, &out));

@@ -83,6 +83,13 @@ absl::StatusOr<EvalResult> Evaluate(Session* session, const TrainingLoopOptions&
   return result;
 }
 
+absl::StatusOr<Tensor> FloatScalar(float value) {
+  DFLOW_ASSIGN_OR_RETURN(Tensor t,
+                         Tensor::Allocate(ProcessCpuAllocator(), DT_FLOAT, TensorShape({})));
+  t.scalar<float>() = value;
+  return t;
+}
+
 // Rule 5: the feeds of one step, the batch split over the towers when there are any.
 absl::StatusOr<Feeds> StepFeeds(const TrainingLoopOptions& o, const std::vector<int64_t>& rows) {
   if (o.tower_tensors.empty()) return GatherRows(o.train_data, rows);
@@ -94,13 +101,18 @@ absl::StatusOr<Feeds> StepFeeds(const TrainingLoopOptions& o, const std::vector<
     std::vector<int64_t> part(rows.begin() + begin, rows.begin() + begin + share);
     begin += share;
     DFLOW_ASSIGN_OR_RETURN(Feeds tower, GatherRows(o.train_data, part));
+    if (o.tower_tensors[t].size() != tower.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "tower ", t, " names ", o.tower_tensors[t].size(), " tensors for ",
+          o.train_data.size(), " data columns"));
+    }
     for (size_t c = 0; c < tower.size(); ++c) {
-      if (c >= o.tower_tensors[t].size()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "tower ", t, " names ", o.tower_tensors[t].size(), " tensors for ",
-            o.train_data.size(), " data columns"));
-      }
       feeds.emplace_back(o.tower_tensors[t][c], std::move(tower[c].second));
+    }
+    if (t < o.tower_weights.size()) {
+      DFLOW_ASSIGN_OR_RETURN(Tensor weight,
+                             FloatScalar(static_cast<float>(share) / rows.size()));
+      feeds.emplace_back(o.tower_weights[t], std::move(weight));
     }
   }
   return feeds;
@@ -117,6 +129,10 @@ absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> GatherRows(
       return absl::InvalidArgumentError(absl::StrCat(
           "data for '", c.tensor, "' has dtype ", DataTypeString(c.data.dtype()),
           "; only numeric data can be batched"));
+    }
+    if (c.data.shape().dims() == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "data for '", c.tensor, "' is a scalar; it needs one row per example"));
     }
     std::vector<int64_t> dims(c.data.shape().dim_sizes().begin(),
                               c.data.shape().dim_sizes().end());
@@ -163,7 +179,15 @@ absl::StatusOr<TrainingReport> RunTrainingLoop(Session* session, const TrainingL
         "saving checkpoints needs a saver (a MetaGraphDef's saver_def, or AddSaver)");
   }
   DFLOW_ASSIGN_OR_RETURN(const int64_t n, NumExamples(o.train_data, "training"));
-  const int64_t per_epoch = (n + o.batch - 1) / o.batch;
+  const int64_t batch = std::min(o.batch, n);  // no overflow below for a huge --batch
+  const int64_t towers = static_cast<int64_t>(o.tower_tensors.size());
+  if (towers > 0 && batch < towers) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a batch of ", batch, " examples cannot be split over ", towers, " towers"));
+  }
+  // Rule 5: a tail batch too small to give every tower a row is dropped.
+  const int64_t tail = n % batch;
+  const int64_t per_epoch = n / batch + (tail > 0 && tail >= std::max<int64_t>(towers, 1));
   const int64_t total = o.steps > 0 ? o.steps : per_epoch * std::max(o.epochs, 0);
   const bool evaluate = !o.eval_fetches.empty();
 
@@ -182,10 +206,9 @@ absl::StatusOr<TrainingReport> RunTrainingLoop(Session* session, const TrainingL
   for (int64_t step = 0; step < total; ++step) {
     const int64_t in_epoch = step % per_epoch;
     if (in_epoch == 0 && o.shuffle) std::shuffle(order.begin(), order.end(), rng);
-    const int64_t start = in_epoch * o.batch;
+    const int64_t start = in_epoch * batch;
     std::vector<int64_t> rows(order.begin() + start,
-                              order.begin() + std::min(n, start + o.batch));
-    if (!o.tower_tensors.empty() && rows.size() < o.tower_tensors.size()) continue;
+                              order.begin() + std::min(n, start + batch));
     DFLOW_ASSIGN_OR_RETURN(Feeds feeds, StepFeeds(o, rows));
     feeds.insert(feeds.end(), o.constant_feeds.begin(), o.constant_feeds.end());
     std::vector<Tensor> out;

@@ -22,9 +22,12 @@
 //  4. Checkpoints (when save_prefix is set, through `saver`): "<prefix>-<step>" every
 //     `save_every` steps and "<prefix>" at the end, written by the session's SaveV2.
 //  5. With `tower_tensors` (data-parallel towers, graph/train/replicate.h), each batch is
-//     split into one contiguous share per tower, as even as can be, and share t feeds
-//     tower_tensors[t][c] in place of train_data[c].tensor; a batch smaller than the
-//     number of towers is skipped. Evaluation feeds the columns' own tensors.
+//     split into one contiguous share per tower, as even as can be; share t feeds
+//     tower_tensors[t][c] in place of train_data[c].tensor, and tower_weights[t] (when
+//     given) is fed share_t / batch, so towers of unequal shares still average to the
+//     whole batch's gradient. An epoch's last batch smaller than the number of towers is
+//     dropped (tf.data's drop_remainder); fewer examples or a smaller batch than towers
+//     is INVALID_ARGUMENT. Evaluation feeds the columns' own tensors.
 //  6. A failing step stops the loop with its status, prefixed by the step number; the
 //     session and its variables stay usable.
 #ifndef DFLOW_SESSION_TRAINING_LOOP_H_
@@ -67,6 +70,7 @@ struct TrainingLoopOptions {
   std::vector<TrainingColumn> train_data;
   std::vector<std::pair<std::string, Tensor>> constant_feeds;  // fed every step
   std::vector<std::vector<std::string>> tower_tensors;         // [tower][column] (rule 5)
+  std::vector<std::string> tower_weights;                      // [tower] (rule 5)
   int64_t batch = 32;
   int epochs = 1;
   int64_t steps = 0;

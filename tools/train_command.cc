@@ -98,6 +98,13 @@ absl::Status SelectRows(const CliArgs& flags, const char* flag,
     return absl::InvalidArgumentError(
         absl::StrCat("--", flag, " must be BEGIN:END with 0 <= BEGIN < END, got '", spec, "'"));
   }
+  const int64_t n = columns->front().data.shape().dims() == 0
+                      ? 0
+                      : columns->front().data.shape().dim_size(0);
+  if (end > n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", flag, "=", spec, ": the data has only ", n, " examples"));
+  }
   std::vector<int64_t> rows;
   for (int64_t r = begin; r < end; ++r) rows.push_back(r);
   absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> picked =
@@ -293,6 +300,7 @@ absl::Status RunTrainCommand(const std::vector<std::string>& args, std::ostream&
     g.graph = std::move(towers.graph);
     if (!options.loss.empty()) options.loss = towers.loss;
     options.tower_tensors = std::move(towers.data_tensors);
+    options.tower_weights = std::move(towers.tower_weights);
     progress << "dflow: " << devices.size() << " towers of " << towers.replicated_nodes
              << " nodes each; gradients averaged over the towers\n";
   }

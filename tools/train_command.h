@@ -5,7 +5,8 @@
 //   dflow train --meta_graph=FILE [--checkpoint=PREFIX|DIR] [--init=OP]
 //   dflow train --graph=PATH [--init=OP] [--checkpoint=PREFIX|DIR]
 //               --train_op=NAME [--loss=NAME] --data=TENSOR=FILE...
-//               [--rows=B:E] [--eval_rows=B:E] [--batch=32] [--epochs=1 | --steps=N] [--shuffle=true|false] [--seed=N]
+//               [--rows=B:E] [--eval_rows=B:E] [--batch=32] [--epochs=1 | --steps=N]
+//               [--shuffle=true|false] [--seed=N]
 //               [--feed=NAME=VALUE]... [--eval_data=TENSOR=FILE]... [--eval_fetch=NAME]...
 //               [--eval_feed=NAME=VALUE]... [--eval_every=N] [--eval_batch=500]
 //               [--save=PREFIX] [--save_every=N] [--config=TEXTPROTO]
@@ -21,8 +22,9 @@
 //     `checkpoint` file names one). At least one of them is required.
 //  3. Data: tools/train_data.h (--data for training, --eval_data for evaluation, rows
 //     matched by index across flags; --rows=BEGIN:END and --eval_rows=BEGIN:END keep
-//     those examples only, e.g. one file split into training and held-out digits). --feed gives constant values fed every training
-//     step (e.g. keep_prob=0.5), --eval_feed every evaluation run.
+//     those examples only, e.g. one file split into training and held-out digits).
+//     --feed gives constant values fed every training step (e.g. keep_prob=0.5),
+//     --eval_feed every evaluation run.
 //  4. Steps: session/training_loop.h (shuffled each epoch unless --shuffle=false; the
 //     last batch of an epoch may be smaller; --steps crosses epochs).
 //  5. Progress on stderr: with --loss, a bar redrawn in place on a terminal (`bar`) or a

@@ -2,21 +2,17 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph/node_def_util.h"
+#include "graph/proto_io.h"
 #include "graph/status_macros.h"
 #include "graph/types.h"
 #include "runtime/allocator.h"
 #include "tools/feed_parser.h"
 #include "tools/idx_file.h"
 #include "tools/npy.h"
-#include "graph/proto_io.h"
 
 namespace dflow {
 namespace {
-
-std::string NodeName(const std::string& tensor) {
-  const size_t colon = tensor.rfind(':');
-  return colon == std::string::npos ? tensor : tensor.substr(0, colon);
-}
 
 absl::StatusOr<Tensor> ReadDataFile(const std::string& path) {
   DFLOW_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
@@ -44,9 +40,9 @@ absl::StatusOr<Tensor> Convert(const Tensor& data, DataType want) {
 }  // namespace
 
 absl::StatusOr<FedTensorInfo> FedTensor(const GraphDef& graph, const std::string& name) {
-  const std::string node_name = NodeName(name);
+  DFLOW_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(name));
   for (const NodeDef& node : graph.node()) {
-    if (node.name() != node_name) continue;
+    if (node.name() != id.node || id.IsControl()) continue;
     FedTensorInfo info;
     auto attr = node.attr().find("dtype");
     if (attr == node.attr().end()) attr = node.attr().find("T");
@@ -85,27 +81,27 @@ absl::StatusOr<TrainingColumn> ReadTrainingColumn(const GraphDef& graph,
     return Annotate(converted.status(), absl::StrCat("--data ", parsed.name, ": "));
   }
   Tensor data = *converted;
-  // Rule 3: reshape rows to the placeholder's per-example dims.
+  const int64_t n = data.shape().dim_size(0);
+  if (n == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--data ", parsed.name, ": ", path, " holds no examples"));
+  }
+  // Rule 3: reshape rows to the placeholder's per-example dims when all are known.
   if (info.known_rank && !info.dims.empty()) {
-    int64_t per_example = 1;
+    std::vector<int64_t> dims = info.dims;
+    dims[0] = n;
     bool known = true;
-    for (size_t i = 1; i < info.dims.size(); ++i) {
-      known &= info.dims[i] >= 0;
-      per_example *= info.dims[i];
-    }
-    const int64_t n = data.shape().dim_size(0);
-    const int64_t row = n == 0 ? 0 : data.NumElements() / n;
-    if (known && per_example != row) {
+    for (size_t i = 1; i < dims.size(); ++i) known &= dims[i] >= 0;
+    absl::StatusOr<TensorShape> want = known ? TensorShape::Make(dims)
+                                             : absl::StatusOr<TensorShape>(data.shape());
+    const int64_t row = data.NumElements() / n;
+    if (!want.ok() || want->num_elements() / n != row) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--data ", parsed.name, ": examples of ", path, " have shape [",
           absl::StrJoin(data.shape().dim_sizes().subspan(1), ","), "] (", row,
           " elements) but the tensor takes [", absl::StrJoin(info.dims, ","), "]"));
     }
-    if (known && static_cast<int>(info.dims.size()) != data.shape().dims()) {
-      std::vector<int64_t> dims = info.dims;
-      dims[0] = n;
-      data = data.Reshaped(TensorShape(dims));
-    }
+    if (*want != data.shape()) data = data.Reshaped(*want);
   }
   return TrainingColumn{parsed.name, std::move(data)};
 }

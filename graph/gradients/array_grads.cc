@@ -95,7 +95,8 @@ absl::Status GatherV2Grad(const Scope& s, const Operation& op, const Grads& dy, 
   Output params = In(op, 0), indices = In(op, 1);
   Output params_shape = Shape(s, params);
   Output rank = Rank(s, params);
-  Output axis = AddOp(s, "FloorMod", {Input(static_cast<int32_t>((*axis_value)[0])), rank}).output(0);
+  Output axis =
+      AddOp(s, "FloorMod", {Input(static_cast<int32_t>((*axis_value)[0])), rank}).output(0);
   Output flat_indices = Reshape(s, indices, {-1});
   Output outer = Slice(s, params_shape, {0}, Reshape(s, axis, {1}));
   Output inner = Slice(s, params_shape, Reshape(s, Add(s, axis, 1), {1}), {-1});
@@ -203,12 +204,11 @@ absl::Status TopKGrad(const Scope& s, const Operation& op, const Grads& dy, Grad
   Output x_shape = Shape(s, x);
   Output n = GatherV2(s, x_shape, Sub(s, Size(s, x_shape), 1), 0);
   Output k = GatherV2(s, Shape(s, indices), Sub(s, Rank(s, indices), 1), 0);
-  Output rows = RealDiv(s, Cast(s, Size(s, x), DT_FLOAT), Cast(s, n, DT_FLOAT));
-  Output num_rows = Cast(s, rows, DT_INT32);
+  Output rows_by_k = Reshape(s, indices, Pack(s, {Output(Const(s, -1)), k}));
+  Output num_rows = GatherV2(s, Shape(s, rows_by_k), 0, 0);
   // Flat positions: row * n + index, for every row's k entries.
   Output offsets = Reshape(s, Mul(s, grad::Range(s, 0, num_rows, 1), n), {-1, 1});
-  Output flat = Reshape(s, Add(s, Reshape(s, indices, Pack(s, {num_rows, k})), offsets),
-                        {-1, 1});
+  Output flat = Reshape(s, Add(s, rows_by_k, offsets), {-1, 1});
   Output scattered = AddOp(s, "ScatterNd", {flat, Reshape(s, dy[0], {-1}),
                                             Reshape(s, Size(s, x), {1})})
                          .output(0);

@@ -165,8 +165,10 @@ absl::Status SumGrad(const Scope& s, const Operation& op, const Grads& dy, Grads
 absl::Status MeanGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
   Output x = In(op, 0);
   DataType t = BaseType(x.dtype());
-  Output count = RealDiv(s, Cast(s, Size(s, x), t),
-                         Maximum(s, Cast(s, Size(s, Out(op, 0)), t), Cast(s, 1, t)));
+  // Integer division first, as TF's _safe_shape_div: exact, and no overflow of half.
+  Output count = Cast(s, AddOp(s, "FloorDiv", {Size(s, x), Maximum(s, Size(s, Out(op, 0)), 1)})
+                             .output(0),
+                      t);
   *dx = {RealDiv(s, BroadcastReduced(s, x, In(op, 1), dy[0]), count), Output()};
   return absl::OkStatus();
 }

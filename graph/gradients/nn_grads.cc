@@ -92,7 +92,8 @@ GradFunc ConvGrad(const char* input_op, const char* filter_op) {
 
 absl::Status MaxPoolGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
   *dx = {AddOp(s, "MaxPoolGrad", {In(op, 0), Out(op, 0), dy[0]},
-               grad::CopyAttrs(op, {"ksize", "strides", "padding", "data_format"}))
+               grad::CopyAttrs(op, {"ksize", "strides", "padding", "explicit_paddings",
+                                    "data_format"}))
              .output(0)};
   return absl::OkStatus();
 }

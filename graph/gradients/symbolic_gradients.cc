@@ -169,8 +169,10 @@ absl::Status GradientBuilder::ProcessNode(Node* node, std::vector<Output>* grad_
   if (!feeds_between) return absl::OkStatus();  // an input at the top of the paths
 
   std::vector<Output> dx(node->num_inputs());
-  const GradFunc* func = registry_.Find(node->op());
-  if (func != nullptr && num_with_grad > 0) {
+  // No gradient reaches the node (e.g. only through StopGradient): nothing flows back,
+  // whether or not its op has a gradient function (TF's NoGradient).
+  const GradFunc* func = num_with_grad == 0 ? nullptr : registry_.Find(node->op());
+  if (func != nullptr) {
     for (int i = 0; i < node->num_outputs(); ++i) {
       if (dy[i].node == nullptr) dy[i] = ZerosLike(scope, Output(node, i));
     }
@@ -181,7 +183,7 @@ absl::Status GradientBuilder::ProcessNode(Node* node, std::vector<Output>* grad_
           "the gradient of op ", node->op(), " (node '", node->name(), "') returned ",
           dx.size(), " gradients for ", node->num_inputs(), " inputs"));
     }
-  } else if (func == nullptr && !registry_.HasNoGradient(node->op())) {
+  } else if (num_with_grad > 0 && !registry_.HasNoGradient(node->op())) {
     return absl::NotFoundError(absl::StrCat("No gradient defined for op: ", node->op(),
                                             " (node '", node->name(), "')"));
   }

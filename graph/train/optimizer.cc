@@ -19,9 +19,15 @@ Output ZerosLikeVariable(const Scope& scope, const Variable& var) {
     absl::StatusOr<PartialShape> shape = PartialShape::FromProto(shape_attr->shape());
     if (shape.ok() && shape->IsFullyDefined()) return Zeros(scope, shape->dims(), var.dtype());
   }
-  Output initial(var.initializer().node->input_edge(1)->src,
-                 var.initializer().node->input_edge(1)->src_output);
-  return ZerosLike(scope, initial);
+  const Edge* initial = var.initializer().node == nullptr
+                            ? nullptr
+                            : var.initializer().node->input_edge(1);
+  if (initial == nullptr) {
+    scope.UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+        "variable '", var.name(), "' has neither a static shape nor an initial value")));
+    return Output();
+  }
+  return ZerosLike(scope, Output(initial->src, initial->src_output));
 }
 
 }  // namespace
@@ -51,6 +57,9 @@ absl::StatusOr<Operation> Optimizer::ApplyGradients(
   DFLOW_RETURN_IF_ERROR(scope.status());
   std::vector<const GradAndVar*> with_grad;
   for (const GradAndVar& gv : grads_and_vars) {
+    if (gv.variable.handle().node == nullptr) {
+      return absl::InvalidArgumentError("ApplyGradients: a pair holds a null Variable");
+    }
     if (gv.gradient.node != nullptr) with_grad.push_back(&gv);
   }
   if (with_grad.empty()) {

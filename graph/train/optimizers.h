@@ -89,7 +89,9 @@ class AdagradOptimizer : public Optimizer {
  public:
   explicit AdagradOptimizer(double learning_rate, double initial_accumulator_value = 0.1,
                             bool use_locking = false)
-      : Optimizer("Adagrad", use_locking), lr_(learning_rate), initial_(initial_accumulator_value) {}
+      : Optimizer("Adagrad", use_locking),
+        lr_(learning_rate),
+        initial_(initial_accumulator_value) {}
 
  protected:
   Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;

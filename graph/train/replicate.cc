@@ -20,6 +20,7 @@ using NameSet = absl::flat_hash_set<std::string>;
 struct Update {
   int node;       // index in the graph
   int grad_slot;  // which input is the gradient
+  TensorId grad;  // that input
 };
 
 class Replicator {
@@ -70,17 +71,31 @@ absl::StatusOr<std::vector<Update>> Replicator::FindUpdates(int train_op) const 
   std::vector<Update> updates;
   for (const std::string& name : Backward({train_op})) {
     const int i = index_.at(name);
-    const OpDef* def = OpRegistry::Global().Find(graph_.node(i).op());
-    if (def == nullptr || !def->is_stateful()) continue;
+    const NodeDef& node = graph_.node(i);
+    const OpDef* def = OpRegistry::Global().Find(node.op());
+    // An update writes its variable: a stateful op, or a ref-variable op (TF does not
+    // mark those stateful: they write through the ref).
+    if (def == nullptr || def->input_arg_size() == 0 ||
+        (!def->is_stateful() && !def->input_arg(0).is_ref())) {
+      continue;
+    }
     for (int a = 0; a < def->input_arg_size(); ++a) {
       const std::string& arg = def->input_arg(a).name();
       if (arg != "grad" && arg != "delta") continue;
-      if (absl::StrContains(graph_.node(i).op(), "Sparse")) {
+      if (absl::StrContains(node.op(), "Sparse")) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "--devices: '", name, "' (", graph_.node(i).op(),
+            "--devices: '", name, "' (", node.op(),
             ") applies a sparse gradient; towers average dense gradients only"));
       }
-      updates.push_back({i, a});
+      absl::StatusOr<TensorId> grad =
+          a < node.input_size() ? ParseTensorName(node.input(a))
+                                : absl::InvalidArgumentError("missing");
+      if (!grad.ok() || grad->IsControl() || !index_.contains(grad->node)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--devices: update '", name, "' (", node.op(), ") has no valid input ", a,
+            " (its ", arg, ")"));
+      }
+      updates.push_back({i, a, *grad});
     }
   }
   if (updates.empty()) {
@@ -157,54 +172,99 @@ void Replicator::Place(NodeDef* node, const std::string& device,
   node->set_name(prefix + node->name());
 }
 
-bool WritesVariables(const std::string& op) {
-  return absl::StartsWith(op, "Assign") || absl::StrContains(op, "Scatter") ||
-         absl::StrContains(op, "Apply");
-}
-
-TensorProto ScalarOf(DataType dtype, double value) {
-  TensorProto t;
-  t.set_dtype(dtype);
-  t.mutable_tensor_shape();
-  if (dtype == DT_DOUBLE) {
-    t.add_double_val(value);
-  } else {
-    t.add_float_val(static_cast<float>(value));
+// Why node `op` cannot be replicated ("" when it can): each tower would write a variable
+// or push into a shared per-step resource (a stack, a TensorArray) once, or it belongs
+// to a v1 while loop, whose frames the copies would share.
+std::string ReplicationProblem(const std::string& op) {
+  static const NameSet kControlFlow = {"Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
+                                       "RefNextIteration", "LoopCond", "Switch", "RefSwitch",
+                                       "Merge", "RefMerge"};
+  if (kControlFlow.contains(op)) return "v1 control flow is not replicated yet";
+  static const NameSet kReads = {"ReadVariableOp", "ResourceGather", "ResourceGatherNd",
+                                 "VariableShape"};
+  const OpDef* def = OpRegistry::Global().Find(op);
+  if (def == nullptr || !def->is_stateful() || kReads.contains(op)) {
+    for (const auto& arg : def == nullptr ? OpDef().input_arg() : def->input_arg()) {
+      if (arg.is_ref()) return "it writes a variable through a ref";
+    }
+    return "";
   }
-  return t;
+  for (const auto& arg : def->input_arg()) {
+    if (arg.type() == DT_RESOURCE || arg.is_ref()) {
+      return "it writes a variable or a shared resource (e.g. batch-norm moving averages)";
+    }
+  }
+  return "";
 }
 
 NodeDef* AddNode(GraphDef* graph, const std::string& name, const std::string& op,
-                 const std::vector<std::string>& inputs, DataType dtype) {
+                 const std::vector<std::string>& inputs) {
   NodeDef* node = graph->add_node();
   node->set_name(name);
   node->set_op(op);
   for (const std::string& in : inputs) node->add_input(in);
-  (*node->mutable_attr())["T"] = TypeAttr(dtype);
   return node;
 }
 
-// mean(tensors) as AddN and Mul nodes named under `scope`; the mean's name.
-std::string AddMean(GraphDef* graph, const std::string& scope,
-                    const std::vector<std::string>& tensors, DataType dtype) {
-  NodeDef* sum = AddNode(graph, scope + "/sum", "AddN", tensors, dtype);
-  (*sum->mutable_attr())["N"] = IntAttr(static_cast<int64_t>(tensors.size()));
-  NodeDef* scale = graph->add_node();
-  scale->set_name(scope + "/scale");
-  scale->set_op("Const");
-  (*scale->mutable_attr())["dtype"] = TypeAttr(dtype);
-  (*scale->mutable_attr())["value"] =
-      TensorAttr(ScalarOf(dtype, 1.0 / static_cast<double>(tensors.size())));
-  AddNode(graph, scope + "/mean", "Mul", {sum->name(), scale->name()}, dtype);
-  return scope + "/mean";
+// The weighted sum of the towers' `tensors` (weight_t * tensor_t, the weights fed per
+// step; TrainingLoopOptions::tower_weights), named under `scope`.
+std::string AddWeightedSum(GraphDef* graph, const std::string& scope,
+                           const std::vector<std::string>& tensors,
+                           const std::vector<std::string>& weights, DataType dtype) {
+  std::vector<std::string> terms;
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    std::string weight = weights[t];
+    if (dtype != DT_FLOAT) {
+      NodeDef* cast = AddNode(graph, absl::StrCat(scope, "/weight_", t), "Cast", {weight});
+      (*cast->mutable_attr())["SrcT"] = TypeAttr(DT_FLOAT);
+      (*cast->mutable_attr())["DstT"] = TypeAttr(dtype);
+      weight = cast->name();
+    }
+    NodeDef* term = AddNode(graph, absl::StrCat(scope, "/term_", t), "Mul",
+                            {tensors[t], weight});
+    (*term->mutable_attr())["T"] = TypeAttr(dtype);
+    terms.push_back(term->name());
+  }
+  NodeDef* sum = AddNode(graph, scope + "/mean", "AddN", terms);
+  (*sum->mutable_attr())["T"] = TypeAttr(dtype);
+  (*sum->mutable_attr())["N"] = IntAttr(static_cast<int64_t>(terms.size()));
+  return sum->name();
 }
 
-DataType TypeOf(const NodeDef& node) {
-  for (const char* attr : {"T", "dtype"}) {
-    auto it = node.attr().find(attr);
-    if (it != node.attr().end()) return it->second.type();
+// The towers' weights: PlaceholderWithDefault 1/towers, fed share / batch per step.
+std::vector<std::string> AddWeights(GraphDef* graph, int towers) {
+  std::vector<std::string> names;
+  for (int t = 0; t < towers; ++t) {
+    const std::string base = absl::StrCat("dflow_towers/weight_", t);
+    NodeDef* value = AddNode(graph, base + "/default", "Const", {});
+    TensorProto scalar;
+    scalar.set_dtype(DT_FLOAT);
+    scalar.mutable_tensor_shape();
+    scalar.add_float_val(1.0f / static_cast<float>(towers));
+    (*value->mutable_attr())["dtype"] = TypeAttr(DT_FLOAT);
+    (*value->mutable_attr())["value"] = TensorAttr(scalar);
+    NodeDef* weight = AddNode(graph, base, "PlaceholderWithDefault", {value->name()});
+    (*weight->mutable_attr())["dtype"] = TypeAttr(DT_FLOAT);
+    (*weight->mutable_attr())["shape"] = ShapeAttr(PartialShape::Scalar());
+    names.push_back(base);
   }
-  return DT_FLOAT;
+  return names;
+}
+
+// The dtype of output 0 of `node` when its attrs say it (T, dtype, DstT).
+absl::StatusOr<DataType> TypeOf(const NodeDef& node) {
+  for (const char* attr : {"T", "dtype", "DstT"}) {
+    auto it = node.attr().find(attr);
+    if (it != node.attr().end()) {
+      if (it->second.type() == DT_FLOAT || it->second.type() == DT_DOUBLE) {
+        return it->second.type();
+      }
+      break;
+    }
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--devices: cannot average '", node.name(), "' (", node.op(),
+      ") over towers: only float and double losses and gradients are averaged"));
 }
 
 std::string Prefixed(const std::string& prefix, const std::string& tensor) {
@@ -218,6 +278,12 @@ absl::StatusOr<ReplicatedGraph> Replicator::Run(const std::vector<std::string>& 
                                                 const std::vector<std::string>& devices) {
   if (devices.size() < 2) {
     return absl::InvalidArgumentError("--devices needs at least two devices");
+  }
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (devices[i].empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--devices: device ", i, " is empty (\"a,,b\"?)"));
+    }
   }
   std::vector<int> data;
   for (const std::string& t : data_tensors) {
@@ -243,8 +309,7 @@ absl::StatusOr<ReplicatedGraph> Replicator::Run(const std::vector<std::string>& 
   std::vector<int> targets;
   for (const Update& u : updates) {
     stop.insert(graph_.node(u.node).name());
-    const TensorId grad = Inputs(u.node)[u.grad_slot];
-    targets.push_back(index_.at(grad.node));
+    targets.push_back(index_.at(u.grad.node));
   }
   int loss_node = -1;
   if (!loss.empty()) {
@@ -257,18 +322,25 @@ absl::StatusOr<ReplicatedGraph> Replicator::Run(const std::vector<std::string>& 
   }
   for (const std::string& name : replicated_) {
     const NodeDef& node = graph_.node(index_.at(name));
-    if (WritesVariables(node.op())) {
+    const std::string problem = ReplicationProblem(node.op());
+    if (!problem.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--devices: '", name, "' (", node.op(), ") writes a variable from the data; "
-          "replicated it would update once per tower (e.g. batch-norm moving averages)"));
+          "--devices: '", name, "' (", node.op(), ") depends on the data and cannot be "
+          "copied per tower: ", problem));
     }
   }
-  for (size_t u = 0; u < updates.size(); ++u) {
-    const TensorId grad = Inputs(updates[u].node)[updates[u].grad_slot];
-    if (!replicated_.contains(grad.node)) {
+  for (const Update& u : updates) {
+    if (!replicated_.contains(u.grad.node)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--devices: the gradient '", grad.ToString(), "' of '",
-          graph_.node(updates[u].node).name(), "' does not depend on the data"));
+          "--devices: the gradient '", u.grad.ToString(), "' of '",
+          graph_.node(u.node).name(), "' does not depend on the data"));
+    }
+  }
+  for (size_t d = 0; d < data.size(); ++d) {
+    if (!replicated_.contains(graph_.node(data[d]).name())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--devices: the data tensor '", data_tensors[d],
+          "' feeds neither the loss nor a gradient"));
     }
   }
   if (loss_node >= 0 && !replicated_.contains(graph_.node(loss_node).name())) {
@@ -292,20 +364,23 @@ absl::StatusOr<ReplicatedGraph> Replicator::Run(const std::vector<std::string>& 
       Place(copy, devices[t], prefix(t));
     }
   }
+  out.tower_weights = AddWeights(&out.graph, towers);
   for (const Update& u : updates) {
-    NodeDef* update = out.graph.mutable_node(u.node);
-    const std::string grad = update->input(u.grad_slot);
+    const std::string name = graph_.node(u.node).name();
+    DFLOW_ASSIGN_OR_RETURN(DataType dtype, TypeOf(graph_.node(u.node)));
+    const std::string grad = graph_.node(u.node).input(u.grad_slot);
     std::vector<std::string> grads;
     for (int t = 0; t < towers; ++t) grads.push_back(Prefixed(prefix(t), grad));
-    *update->mutable_input(u.grad_slot) =
-        AddMean(&out.graph, "dflow_towers/" + update->name(), grads, TypeOf(*update));
+    const std::string mean =
+        AddWeightedSum(&out.graph, "dflow_towers/" + name, grads, out.tower_weights, dtype);
+    *out.graph.mutable_node(u.node)->mutable_input(u.grad_slot) = mean;
   }
   if (loss_node >= 0) {
+    DFLOW_ASSIGN_OR_RETURN(DataType dtype, TypeOf(graph_.node(loss_node)));
     std::vector<std::string> losses;
     for (int t = 0; t < towers; ++t) losses.push_back(Prefixed(prefix(t), loss));
-    const std::string mean = AddMean(&out.graph, "dflow_towers/loss", losses,
-                                     TypeOf(graph_.node(loss_node)));
-    out.loss = mean + ":0";
+    out.loss = AddWeightedSum(&out.graph, "dflow_towers/loss", losses, out.tower_weights,
+                              dtype) + ":0";
   }
   for (int t = 0; t < towers; ++t) {
     std::vector<std::string> names;

@@ -9,13 +9,15 @@
 //  - tower t >= 1 is a copy of R named "tower_<t>/<name>" on devices[t], reading the same
 //    variables and constants (nodes outside R are shared, never copied), fed with its own
 //    data tensors "tower_<t>/<data tensor>";
-//  - each update's gradient becomes the mean of the towers' gradients (AddN, then times
-//    1/N), built next to the update; the loss reported is the towers' mean,
-//    "dflow_towers/loss".
+//  - each update's gradient becomes the towers' weighted mean, sum of weight_t * grad_t,
+//    the weights "dflow_towers/weight_<t>" (default 1/N) fed share_t / batch per step, so
+//    unequal shares still give the whole batch's mean gradient; the loss reported is the
+//    towers' weighted mean, "dflow_towers/loss/mean".
 // Colocation (`_class`) entries that point outside R are dropped in R and its copies (a
 // gradient need not sit with its variable); entries inside R follow the copy.
-// Other stateful ops in R (batch-norm moving averages through Assign*) are refused: they
-// would update once per tower.
+// Ops in R that write variables or shared resources (batch-norm moving averages, stacks
+// and TensorArrays of v1 loops) and v1 control flow are refused: each tower would write
+// once, or share the loop's frames.
 #ifndef DFLOW_GRAPH_TRAIN_REPLICATE_H_
 #define DFLOW_GRAPH_TRAIN_REPLICATE_H_
 
@@ -32,12 +34,15 @@ struct ReplicatedGraph {
   std::string loss;  // the towers' mean loss ("" when no loss was given)
   // Per tower, the names to feed in place of each data tensor (tower 0: the originals).
   std::vector<std::vector<std::string>> data_tensors;
+  // Per tower, the scalar float weight to feed (share of the batch / batch).
+  std::vector<std::string> tower_weights;
   int replicated_nodes = 0;  // |R|
 };
 
-// INVALID_ARGUMENT naming the problem: fewer than 2 devices, a data tensor or the loss
-// not in the graph, a data placeholder with a fixed batch dimension, no update op reached from `train_op`, a gradient that does not
-// depend on the data, or a stateful op other than an update inside R.
+// INVALID_ARGUMENT naming the problem: fewer than 2 devices or an empty one; a data
+// tensor, the loss or the train op not in the graph; a data placeholder with a fixed
+// batch dimension; no update reached from `train_op`; a sparse update; a gradient, the
+// loss or a data tensor outside R; an op R cannot hold (above); a non-float gradient.
 absl::StatusOr<ReplicatedGraph> ReplicateForTowers(const GraphDef& graph,
                                                    const std::vector<std::string>& data_tensors,
                                                    const std::string& loss,

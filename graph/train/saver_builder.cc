@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "graph/ops.h"
 
@@ -63,11 +63,16 @@ absl::StatusOr<std::vector<VariableNode>> FindVariables(const GraphDef& graph) {
   return vars;
 }
 
+// "save", else "save_1", ...: the first prefix no existing node name starts with.
 std::string FreePrefix(const GraphDef& graph) {
-  absl::flat_hash_set<std::string> names;
-  for (const NodeDef& node : graph.node()) names.insert(node.name());
+  auto taken = [&](const std::string& prefix) {
+    for (const NodeDef& node : graph.node()) {
+      if (node.name() == prefix || absl::StartsWith(node.name(), prefix + "/")) return true;
+    }
+    return false;
+  };
   std::string prefix = "save";
-  for (int i = 1; names.contains(prefix + "/Const"); ++i) prefix = absl::StrCat("save_", i);
+  for (int i = 1; taken(prefix); ++i) prefix = absl::StrCat("save_", i);
   return prefix;
 }
 

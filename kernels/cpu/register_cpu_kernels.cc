@@ -46,6 +46,7 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterInvertPermutationKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterReverseSequenceKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterUniqueKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterListDiffKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterMatrixBandPartKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSpaceToBatchKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterNonMaxSuppressionKernels(registry));

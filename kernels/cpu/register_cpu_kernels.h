@@ -55,6 +55,7 @@ absl::Status RegisterRollKernels(KernelRegistry* registry);  // roll_op.cc
 absl::Status RegisterInvertPermutationKernels(KernelRegistry* registry);  // invert_permutation_op.cc
 absl::Status RegisterReverseSequenceKernels(KernelRegistry* registry);  // reverse_sequence_op.cc
 absl::Status RegisterUniqueKernels(KernelRegistry* registry);  // unique_op.cc
+absl::Status RegisterListDiffKernels(KernelRegistry* registry);  // list_diff_op.cc
 absl::Status RegisterMatrixBandPartKernels(KernelRegistry* registry);  // matrix_band_part_op.cc
 absl::Status RegisterSpaceToBatchKernels(KernelRegistry* registry);  // space_to_batch_ops.cc
 absl::Status RegisterNonMaxSuppressionKernels(KernelRegistry* registry);  // non_max_suppression_op.cc

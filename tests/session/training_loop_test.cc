@@ -32,7 +32,8 @@ Regression MakeRegression() {
   Variable w = Variable::Create(root.WithOpName("w"), {0.0});
   Output x = Placeholder(root.WithOpName("x"), DT_DOUBLE, PartialShape({-1}));
   Output y = Placeholder(root.WithOpName("y"), DT_DOUBLE, PartialShape({-1}));
-  Output loss = Mean(root.WithOpName("loss"), Square(root, Sub(root, Mul(root, x, w.value()), y)), 0);
+  Output error = Sub(root, Mul(root, x, w.value()), y);
+  Output loss = Mean(root.WithOpName("loss"), Square(root, error), 0);
   Mean(root.WithOpName("mean_x"), x, 0);
   GradientDescentOptimizer sgd(0.1);
   absl::StatusOr<Operation> train = sgd.Minimize(root, loss, {w});
@@ -61,7 +62,8 @@ TrainingLoopOptions TenExamples() {
   std::vector<double> xs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, ys;
   for (double v : xs) ys.push_back(2 * v / 10);
   for (double& v : xs) v /= 10;
-  o.train_data = {{"x:0", MakeTensor(DT_DOUBLE, {10}, xs)}, {"y:0", MakeTensor(DT_DOUBLE, {10}, ys)}};
+  o.train_data = {{"x:0", MakeTensor(DT_DOUBLE, {10}, xs)},
+                  {"y:0", MakeTensor(DT_DOUBLE, {10}, ys)}};
   o.batch = 4;
   return o;
 }

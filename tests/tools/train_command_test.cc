@@ -141,6 +141,19 @@ TEST_CASE("Data-parallel towers (--devices) train with TF's single-device losses
     REQUIRE(ours.size() == tf.size());
     for (size_t i = 0; i < tf.size(); ++i) CHECK(ours[i] == Approx(tf[i]).epsilon(1e-5));
   }
+  // Uneven shares (16 rows over 3 towers: 6, 5, 5) are weighted by their size.
+  Result uneven = Train({"--meta_graph=" + zoo + "model.meta",
+                         "--checkpoint=" + zoo + "init.ckpt", "--train_op=train",
+                         "--loss=loss:0", "--data=x:0=" + zoo + "feed.x_0.npy",
+                         "--data=labels:0=" + zoo + "feed.labels_0.npy", "--batch=16",
+                         "--epochs=5", "--shuffle=false", "--output=json", "--progress=none",
+                         "--devices=/cpu:0,/cpu:1,/cpu:0",
+                         "--config=device_count { key: \"CPU\" value: 2 }"});
+  INFO(uneven.status.ToString());
+  REQUIRE(uneven.status.ok());
+  std::vector<double> weighted = Losses(uneven.out);
+  REQUIRE(weighted.size() == tf.size());
+  for (size_t i = 0; i < tf.size(); ++i) CHECK(weighted[i] == Approx(tf[i]).epsilon(1e-5));
   // A graph built for a fixed batch cannot be split.
   std::vector<std::string> fixed = ZooArgs();
   fixed.push_back("--devices=/cpu:0,/cpu:1");
@@ -167,7 +180,8 @@ TEST_CASE("Errors name the flag at fault") {
 
   args = ZooArgs();
   args[4] = "--data=x:0=" + zoo + "feed.labels_0.npy";  // scalar rows for a [16,20] input
-  CHECK(absl::StrContains(error(args).message(), "have shape [] (1 elements) but the tensor takes [16,20]"));
+  CHECK(absl::StrContains(error(args).message(),
+                          "have shape [] (1 elements) but the tensor takes [16,20]"));
 
   args = ZooArgs();
   args[4] = "--data=nope=" + zoo + "feed.x_0.npy";
@@ -179,7 +193,7 @@ TEST_CASE("Errors name the flag at fault") {
 
   args = ZooArgs();
   args.push_back("--rows=0:100000");
-  CHECK(absl::StrContains(error(args).message(), "--rows: "));
+  CHECK(absl::StrContains(error(args).message(), "--rows=0:100000: the data has only 16 examples"));
 
   args = ZooArgs();
   args.push_back("--batch=0");

@@ -22,8 +22,9 @@ TEST_CASE("Binary ops with broadcasting") {
       // [2,3] against [3] and [2,1]: both inputs are broadcast.
       auto f = [fn = fn](const Scope& s, const Xs& x) -> Xs { return {fn(s, x[0], x[1])}; };
       CHECK(CheckGradient({{{2, 3}}, {{3}, SpreadValues(3, 1.0, 2.5)}}, f) < kTol);
-      CHECK(CheckGradient({{{2, 1}, SpreadValues(2, 0.5, 2.0)}, {{1, 3}, SpreadValues(3, 0.5, 2.1)}}, f) <
-            kTol);
+      CHECK(CheckGradient({{{2, 1}, SpreadValues(2, 0.5, 2.0)},
+                           {{1, 3}, SpreadValues(3, 0.5, 2.1)}},
+                          f) < kTol);
       CHECK(CheckGradient({{{2, 3}}, {{}, {1.7}}}, f) < kTol);
     }
   }

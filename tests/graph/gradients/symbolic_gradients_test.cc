@@ -65,6 +65,20 @@ TEST_CASE("Inputs may depend on each other; nothing above them is differentiated
   CHECK(RunOne(root, feeds, grads[1]) == std::vector<double>{19.0, 37.0});
 }
 
+TEST_CASE("A path cut by StopGradient needs no gradient functions") {
+  Scope root = Scope::NewRootScope();
+  Output x = Placeholder(root, DT_DOUBLE);
+  // Cumprod has no gradient function, but no gradient reaches it.
+  Output cut = StopGradient(root, AddOp(root, "Cumprod", {x, Input(0)}).output(0));
+  Output y = Add(root, cut, Mul(root, x, 2.0));
+  std::vector<Output> grads;
+  absl::Status status = AddSymbolicGradients(root, {y}, {x}, &grads);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  CHECK(RunOne(root, {{x, MakeTensor(DT_DOUBLE, {2}, {1.0, 3.0})}}, grads[0]) ==
+        std::vector<double>{2.0, 2.0});
+}
+
 TEST_CASE("An input no output depends on gets a null gradient") {
   Scope root = Scope::NewRootScope();
   Output x = Placeholder(root, DT_DOUBLE);

@@ -55,7 +55,7 @@ TEST_CASE("Towers copy the data-dependent nodes and average the gradients") {
   const NodeDef* y1 = Find(r->graph, "tower_1/y");
   CHECK(y1->input(0) == "tower_1/x");
   CHECK(y1->input(1) == "w/Read");
-  // The update takes the mean of both towers' gradients.
+  // The update takes the towers' weighted mean: AddN of weight_t * gradient_t.
   const NodeDef* update = nullptr;
   for (const NodeDef& n : r->graph.node()) {
     if (n.op() == "ResourceApplyGradientDescent") update = &n;
@@ -63,12 +63,15 @@ TEST_CASE("Towers copy the data-dependent nodes and average the gradients") {
   REQUIRE(update != nullptr);
   const NodeDef* mean = Find(r->graph, update->input(2));
   REQUIRE(mean != nullptr);
-  CHECK(mean->op() == "Mul");
-  const NodeDef* sum = Find(r->graph, mean->input(0));
-  REQUIRE(sum != nullptr);
-  CHECK(sum->op() == "AddN");
-  CHECK(sum->input_size() == 2);
-  CHECK(absl::StartsWith(sum->input(1), "tower_1/"));
+  CHECK(mean->op() == "AddN");
+  REQUIRE(mean->input_size() == 2);
+  const NodeDef* term1 = Find(r->graph, mean->input(1));
+  REQUIRE(term1 != nullptr);
+  CHECK(term1->op() == "Mul");
+  CHECK(absl::StartsWith(term1->input(0), "tower_1/"));
+  CHECK(term1->input(1) == "dflow_towers/weight_1");
+  CHECK(r->tower_weights == std::vector<std::string>{"dflow_towers/weight_0",
+                                                     "dflow_towers/weight_1"});
   CHECK(r->loss == "dflow_towers/loss/mean:0");
   CHECK(r->data_tensors ==
         std::vector<std::vector<std::string>>{{"x:0"}, {"tower_1/x:0"}});
@@ -86,6 +89,7 @@ TEST_CASE("Graphs towers cannot split are refused with the reason") {
     return std::string(r.status().message());
   };
   CHECK(absl::StrContains(error(g, {"/cpu:0"}), "at least two devices"));
+  CHECK(absl::StrContains(error(g, {"/cpu:0", ""}), "device 1 is empty"));
   CHECK(absl::StrContains(error(Model(16), {"/cpu:0", "/cpu:1"}),
                           "has a fixed batch dimension (16)"));
   CHECK(absl::StrContains(error(g, {"/cpu:0", "/cpu:1"}, "loss"), "runs no optimizer update"));
