@@ -383,12 +383,15 @@ class DepthwiseBackpropFilterOp : public OpKernel {
         g.Key(n), [&] { return MakeBackwardWeights(g, attrs_.layout.nchw, n, engine_.get()); });
   }
 
-  // The reorder from the primitive's weights layout into the HWIO result.
+  // The reorder from the weights layout of the primitive for `block` images into the
+  // HWIO result. Keyed by the block, as that primitive is: oneDNN may pick another
+  // weights layout for another batch size.
   absl::StatusOr<std::shared_ptr<const onednn::Primitive>> ToHwio(const Geometry& g,
+                                                                  int64_t block,
                                                                   const dnnl_memory_desc_t& from,
                                                                   const dnnl_memory_desc_t& to) {
     return reorders_.GetOrCreate(
-        g.Key(0), [&] { return onednn::MakeReorderPrimitive(engine_.get(), from, to); });
+        g.Key(block), [&] { return onednn::MakeReorderPrimitive(engine_.get(), from, to); });
   }
 
   absl::Status Run(OpKernelContext* ctx, const Geometry& g, const Tensor& out) {
@@ -433,7 +436,7 @@ class DepthwiseBackpropFilterOp : public OpKernel {
       const float* add = sums + s * partial;
       for (int64_t i = 0; i < partial; ++i) sums[i] += add[i];
     }
-    DFLOW_ASSIGN_OR_RETURN(auto reorder, ToHwio(g, *weights_md, hwio));
+    DFLOW_ASSIGN_OR_RETURN(auto reorder, ToHwio(g, split.block, *weights_md, hwio));
     return onednn::Execute(
         *reorder, engine_.get(),
         {{DNNL_ARG_FROM, weights_md, sums}, {DNNL_ARG_TO, &hwio, out.data<float>()}});
