@@ -43,9 +43,15 @@ class Replicator {
   NameSet Backward(const std::vector<int>& from) const;
   void Place(NodeDef* node, const std::string& device, const std::string& prefix) const;
 
+  // Tower t >= 1's name of node `name` of R: prefixed, unless tower 0 alone runs it.
+  bool Copied(absl::string_view name) const {
+    return replicated_.contains(name) && !tower0_only_.contains(name);
+  }
+
   const GraphDef& graph_;
   absl::flat_hash_map<std::string, int> index_;
   NameSet replicated_;
+  NameSet tower0_only_;  // variable writers in R (batch-norm moving averages)
 };
 
 absl::StatusOr<int> Replicator::NodeOf(const std::string& tensor, const char* what) const {
@@ -147,7 +153,9 @@ void Replicator::Place(NodeDef* node, const std::string& device,
   node->set_device(device);
   for (std::string& in : *node->mutable_input()) {
     absl::StatusOr<TensorId> id = ParseTensorName(in);
-    if (!id.ok() || !replicated_.contains(id->node)) continue;
+    if (!id.ok() || !(prefix.empty() ? replicated_.contains(id->node) : Copied(id->node))) {
+      continue;
+    }
     in = absl::StrCat(id->IsControl() ? "^" : "", prefix, id->node,
                       id->index > 0 ? absl::StrCat(":", id->index) : "");
   }
@@ -156,7 +164,8 @@ void Replicator::Place(NodeDef* node, const std::string& device,
     AttrValue kept;
     for (const std::string& entry : it->second.list().s()) {
       absl::string_view group = entry;
-      if (absl::ConsumePrefix(&group, "loc:@") && replicated_.contains(group)) {
+      if (absl::ConsumePrefix(&group, "loc:@") &&
+          (prefix.empty() ? replicated_.contains(group) : Copied(group))) {
         kept.mutable_list()->add_s(absl::StrCat("loc:@", prefix, group));
       }
     }
@@ -175,6 +184,10 @@ void Replicator::Place(NodeDef* node, const std::string& device,
 // Why node `op` cannot be replicated ("" when it can): each tower would write a variable
 // or push into a shared per-step resource (a stack, a TensorArray) once, or it belongs
 // to a v1 while loop, whose frames the copies would share.
+// Assign* ops: a variable written from the data, such as a batch-norm moving average.
+// Tower 0 alone runs them (TF 1's multi-tower example keeps the first tower's updates).
+bool IsVariableAssign(const std::string& op) { return absl::StartsWith(op, "Assign"); }
+
 std::string ReplicationProblem(const std::string& op) {
   static const NameSet kControlFlow = {"Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
                                        "RefNextIteration", "LoopCond", "Switch", "RefSwitch",
@@ -322,6 +335,10 @@ absl::StatusOr<ReplicatedGraph> Replicator::Run(const std::vector<std::string>& 
   }
   for (const std::string& name : replicated_) {
     const NodeDef& node = graph_.node(index_.at(name));
+    if (IsVariableAssign(node.op())) {
+      tower0_only_.insert(name);
+      continue;
+    }
     const std::string problem = ReplicationProblem(node.op());
     if (!problem.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -358,7 +375,7 @@ absl::StatusOr<ReplicatedGraph> Replicator::Run(const std::vector<std::string>& 
   }
   for (int t = 1; t < towers; ++t) {
     for (const NodeDef& node : graph_.node()) {
-      if (!replicated_.contains(node.name())) continue;
+      if (!Copied(node.name())) continue;
       NodeDef* copy = out.graph.add_node();
       *copy = out.graph.node(index_.at(node.name()));
       Place(copy, devices[t], prefix(t));

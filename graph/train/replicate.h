@@ -15,9 +15,10 @@
 //    towers' weighted mean, "dflow_towers/loss/mean".
 // Colocation (`_class`) entries that point outside R are dropped in R and its copies (a
 // gradient need not sit with its variable); entries inside R follow the copy.
-// Ops in R that write variables or shared resources (batch-norm moving averages, stacks
-// and TensorArrays of v1 loops) and v1 control flow are refused: each tower would write
-// once, or share the loop's frames.
+// Assign* ops in R (batch-norm moving averages written from the batch statistics) run in
+// tower 0 only, as TF 1's multi-tower example keeps the first tower's update ops; other
+// writers of variables or shared resources (scatters, stacks and TensorArrays of v1
+// loops) and v1 control flow are refused: each tower would write, or share the frames.
 #ifndef DFLOW_GRAPH_TRAIN_REPLICATE_H_
 #define DFLOW_GRAPH_TRAIN_REPLICATE_H_
 

@@ -101,6 +101,30 @@ def cnn(r, resource):
   return loss, {x: r.standard_normal((4, 8, 8, 3)).astype(np.float32), y: labels}
 
 
+def cnn_bn_any_batch(r, resource):
+  """A CNN with batch norm in training and its moving averages updated through UPDATE_OPS
+  (AssignSubVariableOp, as tf.layers' AssignMovingAvg), any batch size (towers)."""
+  x = v1.placeholder(tf.float32, [None, 8, 8, 3], name="x")
+  y = v1.placeholder(tf.int32, [None], name="labels")
+  h = conv(x, 8, "conv1", resource, stride=2)
+  with v1.variable_scope("bn"):  # as tf.layers' BatchNormalization in training
+    gamma = v1.get_variable("gamma", [8], use_resource=resource, initializer=v1.ones_initializer())
+    beta = v1.get_variable("beta", [8], use_resource=resource, initializer=v1.zeros_initializer())
+    moving_mean = v1.get_variable("moving_mean", [8], use_resource=resource, trainable=False,
+                                  initializer=v1.zeros_initializer())
+    moving_var = v1.get_variable("moving_variance", [8], use_resource=resource,
+                                 trainable=False, initializer=v1.ones_initializer())
+    h, mean, var = v1.nn.fused_batch_norm(h, gamma, beta, is_training=True)
+    for moving, batch in ((moving_mean, mean), (moving_var, var)):
+      v1.add_to_collection(v1.GraphKeys.UPDATE_OPS,
+                           v1.assign_sub(moving, (moving - batch) * 0.01))
+  h = tf.reshape(tf.nn.relu(h), [-1, 4 * 4 * 8])
+  logits = dense(h, 5, "logits", resource)
+  loss = v1.losses.sparse_softmax_cross_entropy(y, logits)
+  return loss, {x: r.standard_normal((8, 8, 8, 3)).astype(np.float32),
+                y: r.integers(0, 5, 8).astype(np.int32)}
+
+
 def losses_mlp(r, resource):
   x = v1.placeholder(tf.float32, [16, 6], name="x")
   t = v1.placeholder(tf.float32, [16, 3], name="targets")
@@ -150,6 +174,8 @@ MODELS = [
     ("mlp_adam", mlp, "adam", False, "MLP, Adam"),
     ("mlp_any_batch_adam", mlp_any_batch, "adam", True,
      "MLP, Adam, resource variables, placeholders of any batch size (towers)"),
+    ("cnn_bn_any_batch_momentum", cnn_bn_any_batch, "momentum", True,
+     "CNN with layers.batch_normalization (moving averages via UPDATE_OPS), any batch"),
     ("mlp_rmsprop", mlp, "rmsprop", False, "MLP, RMSProp with momentum"),
     ("cnn_gd", cnn, "gd", False, "CNN: Conv2D, MaxPool, BatchNorm (training), AvgPool, Dense; "
      "softmax cross-entropy; GradientDescent"),

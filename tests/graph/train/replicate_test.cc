@@ -78,6 +78,37 @@ TEST_CASE("Towers copy the data-dependent nodes and average the gradients") {
   CHECK(r->replicated_nodes > 5);
 }
 
+TEST_CASE("A variable written from the data (a moving average) is updated by tower 0 only") {
+  Scope root = Scope::NewRootScope();
+  Variable w = Variable::Create(root.WithOpName("w"), {{1.0f}, {2.0f}});
+  Variable moving = Variable::Create(root.WithOpName("moving"), 0.0f, /*trainable=*/false);
+  Output x = Placeholder(root.WithOpName("x"), DT_FLOAT, PartialShape({-1, 2}));
+  Operation update = AddOp(root.WithOpName("update_moving"), "AssignSubVariableOp",
+                           {moving.handle(), Mul(root, Sub(root, moving.value(),
+                                                           Mean(root, x, {0, 1})), 0.1f)});
+  Scope after = root.WithControlDependencies(update);
+  Output loss = Mean(after.WithOpName("loss"), Square(after, MatMul(after, x, w.value())),
+                     {0, 1});
+  GradientDescentOptimizer sgd(0.1);
+  absl::StatusOr<Operation> train = sgd.Minimize(root, loss, {w});
+  REQUIRE(train.ok());
+  NoOp(root.WithOpName("train").WithControlDependencies({*train, update}));
+  GraphDef g;
+  REQUIRE(root.ToGraphDef(&g).ok());
+  absl::StatusOr<ReplicatedGraph> r =
+      ReplicateForTowers(g, {"x:0"}, "loss:0", "train", {"/cpu:0", "/cpu:1"});
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  CHECK(Find(r->graph, "update_moving") != nullptr);
+  CHECK(Find(r->graph, "tower_1/update_moving") == nullptr);
+  // tower 1's loss waits for the one update instead of a copy of it.
+  const NodeDef* loss1 = Find(r->graph, "tower_1/loss");
+  REQUIRE(loss1 != nullptr);
+  bool waits = false;
+  for (const std::string& in : loss1->input()) waits |= in == "^update_moving";
+  CHECK(waits);
+}
+
 TEST_CASE("Graphs towers cannot split are refused with the reason") {
   GraphDef g = Model();
   auto error = [&](const GraphDef& graph, std::vector<std::string> devices,
