@@ -9,31 +9,23 @@
 
 #include "graph/status_macros.h"
 #include "kernels/cpu/array_util.h"
+#include "kernels/cpu/element_key.h"
 #include "kernels/cpu/register_cpu_kernels.h"
 #include "runtime/half.h"
 
 namespace dflow {
 namespace {
 
-template <typename T>
-auto KeyOf(const T& v) {
-  if constexpr (kIsHalfOrBfloat16<T>) {
-    return v.ToFloat();
-  } else {
-    return v;
-  }
-}
-
 template <typename T, typename Index>
 absl::Status DiffInto(OpKernelContext* ctx, const Tensor& x, const Tensor& y) {
   const T* xs = x.data<T>();
   const T* ys = y.data<T>();
-  using Key = decltype(KeyOf(xs[0]));
+  using Key = decltype(ElementKey(xs[0]));
   std::unordered_set<Key> drop;
-  for (int64_t i = 0; i < y.NumElements(); ++i) drop.insert(KeyOf(ys[i]));
+  for (int64_t i = 0; i < y.NumElements(); ++i) drop.insert(ElementKey(ys[i]));
   std::vector<int64_t> kept;
   for (int64_t i = 0; i < x.NumElements(); ++i) {
-    if (drop.count(KeyOf(xs[i])) == 0) kept.push_back(i);
+    if (drop.count(ElementKey(xs[i])) == 0) kept.push_back(i);
   }
   const int64_t n = static_cast<int64_t>(kept.size());
   DFLOW_ASSIGN_OR_RETURN(Tensor * out, ctx->allocate_output(0, TensorShape{n}));

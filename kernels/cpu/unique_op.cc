@@ -11,22 +11,12 @@
 
 #include "graph/status_macros.h"
 #include "kernels/cpu/array_util.h"
+#include "kernels/cpu/element_key.h"
 #include "kernels/cpu/register_cpu_kernels.h"
 #include "runtime/half.h"
 
 namespace dflow {
 namespace {
-
-// The hash-map key for an element: itself, or its float value for 16-bit
-// floats.
-template <typename T>
-auto KeyOf(const T& v) {
-  if constexpr (kIsHalfOrBfloat16<T>) {
-    return v.ToFloat();
-  } else {
-    return v;
-  }
-}
 
 template <typename T, typename Index>
 absl::Status UniqueInto(OpKernelContext* ctx, const Tensor& input) {
@@ -34,11 +24,12 @@ absl::Status UniqueInto(OpKernelContext* ctx, const Tensor& input) {
   const T* x = input.data<T>();
   DFLOW_ASSIGN_OR_RETURN(Tensor * idx, ctx->allocate_output(1, input.shape()));
   Index* idx_data = idx->data<Index>();
-  using Key = decltype(KeyOf(x[0]));
+  using Key = decltype(ElementKey(x[0]));
   std::unordered_map<Key, Index> first_seen;
   std::vector<int64_t> positions;  // where each unique value first occurs
   for (int64_t i = 0; i < n; ++i) {
-    auto [it, inserted] = first_seen.emplace(KeyOf(x[i]), static_cast<Index>(positions.size()));
+    auto [it, inserted] =
+        first_seen.emplace(ElementKey(x[i]), static_cast<Index>(positions.size()));
     if (inserted) positions.push_back(i);
     idx_data[i] = it->second;
   }
