@@ -14,6 +14,7 @@
 #include "graph/status_macros.h"
 #include "kernels/cpu/array_util.h"
 #include "kernels/cpu/register_cpu_kernels.h"
+#include "kernels/cpu/strided_slice_args.h"
 #include "kernels/cpu/strided_slice_spec.h"
 
 namespace dflow {
@@ -54,11 +55,7 @@ void ScatterBox(OpKernelContext* ctx, const Tensor& dy, const StridedSliceSpec& 
 class StridedSliceGradOp : public OpKernel {
  public:
   explicit StridedSliceGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("begin_mask", &masks_.begin));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("end_mask", &masks_.end));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("ellipsis_mask", &masks_.ellipsis));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("new_axis_mask", &masks_.new_axis));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("shrink_axis_mask", &masks_.shrink_axis));
+    OP_REQUIRES_OK(ctx, ReadStridedSliceMasks(ctx, &masks_));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -74,16 +71,8 @@ class StridedSliceGradOp : public OpKernel {
     for (int64_t d : dims) {
       OP_REQUIRES(ctx, d >= 0, KernelError(*ctx, "Dimension ", d, " must be >= 0"));
     }
-    const int64_t n = strides.NumElements();
-    OP_REQUIRES(ctx,
-                begin.shape().dims() == 1 && end.shape().dims() == 1 &&
-                    strides.shape().dims() == 1 && begin.NumElements() == n &&
-                    end.NumElements() == n && n < 32,
-                KernelError(*ctx,
-                            "Expected begin, end, and strides to be 1D equal size tensors, "
-                            "but got shapes ",
-                            begin.shape().DebugString(), ", ", end.shape().DebugString(), ", and ",
-                            strides.shape().DebugString(), " instead."));
+    const absl::Status vectors = CheckStridedSliceVectors(begin, end, strides);
+    OP_REQUIRES(ctx, vectors.ok(), KernelError(*ctx, vectors.message()));
     absl::StatusOr<StridedSliceSpec> spec = ResolveStridedSlice(
         dims, ReadIndices(begin), ReadIndices(end), ReadIndices(strides), masks_);
     OP_REQUIRES(ctx, spec.ok(), KernelError(*ctx, spec.status().message()));
