@@ -129,11 +129,8 @@ class Conv2DBackpropFilterOp : public OpKernel {
     const Tensor& input = ctx->input(0);
     const Tensor& sizes = ctx->input(1);
     const Tensor& out_backprop = ctx->input(2);
-    OP_REQUIRES(ctx, sizes.shape().dims() == 1,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "Conv2DBackpropFilter: filter_sizes input must be 1-dim, not ",
-                    sizes.shape().dims())));
-    const std::vector<int64_t> filter = ReadIndices(sizes);
+    OP_ASSIGN_OR_RETURN(ctx, const std::vector<int64_t> filter,
+                        ReadSizeVector(sizes, "Conv2DBackpropFilter", "filter_sizes"));
     absl::StatusOr<Geometry> g = MakeGeometry(attrs_, input.shape(), filter, out_backprop.shape());
     OP_REQUIRES_OK(ctx, g.status());
     OP_ASSIGN_OR_RETURN(ctx, TensorShape filter_shape, OutputShape(*ctx, filter));

@@ -69,11 +69,8 @@ struct Geometry {
 absl::StatusOr<std::vector<int64_t>> InputDims(const ConvAttrs& a, const Tensor& sizes,
                                                const TensorShape& filter,
                                                const TensorShape& out_backprop) {
-  if (sizes.shape().dims() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Conv2DBackpropInput: input_sizes input must be 1-dim, not ", sizes.shape().dims()));
-  }
-  const std::vector<int64_t> v = ReadIndices(sizes);
+  DFLOW_ASSIGN_OR_RETURN(const std::vector<int64_t> v,
+                         ReadSizeVector(sizes, "Conv2DBackpropInput", "input_sizes"));
   if (v.size() == 4) return v;
   if (v.size() == 2) {
     const int64_t depth = filter.dims() == 4 ? filter.dim_size(2) : 0;

@@ -40,6 +40,7 @@
 #include "graph/status_macros.h"
 #include "kernels/cpu/array_util.h"
 #include "kernels/cpu/conv_attrs.h"
+#include "kernels/cpu/conv_backprop_dims.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/register_cpu_kernels.h"
@@ -87,11 +88,7 @@ struct Geometry {
 // A 1-D int32 tensor of sizes, each non-negative (TF's words, naming `what`).
 absl::StatusOr<std::vector<int64_t>> ReadSizes(const Tensor& sizes, const char* what,
                                                const char* op) {
-  if (sizes.shape().dims() != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(op, ": ", what, " input must be 1-dim, not ", sizes.shape().dims()));
-  }
-  std::vector<int64_t> v = ReadIndices(sizes);
+  DFLOW_ASSIGN_OR_RETURN(std::vector<int64_t> v, ReadSizeVector(sizes, op, what));
   for (size_t i = 0; i < v.size(); ++i) {
     if (v[i] < 0) {
       return absl::InvalidArgumentError(
