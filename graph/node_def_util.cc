@@ -173,6 +173,15 @@ bool IsValidNodeName(absl::string_view name, bool allow_internal) {
   });
 }
 
+NodeDef* AddNodeDef(GraphDef* graph, const std::string& name, const std::string& op,
+                    const std::vector<std::string>& inputs) {
+  NodeDef* node = graph->add_node();
+  node->set_name(name);
+  node->set_op(op);
+  for (const std::string& in : inputs) node->add_input(in);
+  return node;
+}
+
 const AttrValue* FindAttr(const NodeDef& node, absl::string_view name) {
   auto it = node.attr().find(std::string(name));
   return it == node.attr().end() ? nullptr : &it->second;

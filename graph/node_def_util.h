@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "graph/types.h"
+#include "proto/graph.pb.h"
 #include "proto/node_def.pb.h"
 #include "proto/op_def.pb.h"
 
@@ -34,6 +35,11 @@ bool IsValidNodeName(absl::string_view name, bool allow_internal);
 
 // A constant's op: "Const", or "HostConst" (a constant kept in host memory).
 inline bool IsConstantOp(absl::string_view op) { return op == "Const" || op == "HostConst"; }
+
+// Appends a node named `name` running `op` on `inputs` (tensor names, "^x" for control)
+// to `graph`, for passes that write GraphDefs; attrs are the caller's to set.
+NodeDef* AddNodeDef(GraphDef* graph, const std::string& name, const std::string& op,
+                    const std::vector<std::string>& inputs);
 
 // The attr named `name` of `node`, or nullptr.
 const AttrValue* FindAttr(const NodeDef& node, absl::string_view name);

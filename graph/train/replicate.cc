@@ -210,15 +210,6 @@ std::string ReplicationProblem(const std::string& op) {
   return "";
 }
 
-NodeDef* AddNode(GraphDef* graph, const std::string& name, const std::string& op,
-                 const std::vector<std::string>& inputs) {
-  NodeDef* node = graph->add_node();
-  node->set_name(name);
-  node->set_op(op);
-  for (const std::string& in : inputs) node->add_input(in);
-  return node;
-}
-
 // The weighted sum of the towers' `tensors` (weight_t * tensor_t, the weights fed per
 // step; TrainingLoopOptions::tower_weights), named under `scope`.
 std::string AddWeightedSum(GraphDef* graph, const std::string& scope,
@@ -228,17 +219,17 @@ std::string AddWeightedSum(GraphDef* graph, const std::string& scope,
   for (size_t t = 0; t < tensors.size(); ++t) {
     std::string weight = weights[t];
     if (dtype != DT_FLOAT) {
-      NodeDef* cast = AddNode(graph, absl::StrCat(scope, "/weight_", t), "Cast", {weight});
+      NodeDef* cast = AddNodeDef(graph, absl::StrCat(scope, "/weight_", t), "Cast", {weight});
       (*cast->mutable_attr())["SrcT"] = TypeAttr(DT_FLOAT);
       (*cast->mutable_attr())["DstT"] = TypeAttr(dtype);
       weight = cast->name();
     }
-    NodeDef* term = AddNode(graph, absl::StrCat(scope, "/term_", t), "Mul",
+    NodeDef* term = AddNodeDef(graph, absl::StrCat(scope, "/term_", t), "Mul",
                             {tensors[t], weight});
     (*term->mutable_attr())["T"] = TypeAttr(dtype);
     terms.push_back(term->name());
   }
-  NodeDef* sum = AddNode(graph, scope + "/mean", "AddN", terms);
+  NodeDef* sum = AddNodeDef(graph, scope + "/mean", "AddN", terms);
   (*sum->mutable_attr())["T"] = TypeAttr(dtype);
   (*sum->mutable_attr())["N"] = IntAttr(static_cast<int64_t>(terms.size()));
   return sum->name();
@@ -249,14 +240,14 @@ std::vector<std::string> AddWeights(GraphDef* graph, int towers) {
   std::vector<std::string> names;
   for (int t = 0; t < towers; ++t) {
     const std::string base = absl::StrCat("dflow_towers/weight_", t);
-    NodeDef* value = AddNode(graph, base + "/default", "Const", {});
+    NodeDef* value = AddNodeDef(graph, base + "/default", "Const", {});
     TensorProto scalar;
     scalar.set_dtype(DT_FLOAT);
     scalar.mutable_tensor_shape();
     scalar.add_float_val(1.0f / static_cast<float>(towers));
     (*value->mutable_attr())["dtype"] = TypeAttr(DT_FLOAT);
     (*value->mutable_attr())["value"] = TensorAttr(scalar);
-    NodeDef* weight = AddNode(graph, base, "PlaceholderWithDefault", {value->name()});
+    NodeDef* weight = AddNodeDef(graph, base, "PlaceholderWithDefault", {value->name()});
     (*weight->mutable_attr())["dtype"] = TypeAttr(DT_FLOAT);
     (*weight->mutable_attr())["shape"] = ShapeAttr(PartialShape::Scalar());
     names.push_back(base);

@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "graph/node_def_util.h"
 #include "graph/ops.h"
 
 namespace dflow {
@@ -15,15 +16,6 @@ struct VariableNode {
   DataType dtype;
   bool resource;
 };
-
-NodeDef* AddNode(GraphDef* graph, const std::string& name, const std::string& op,
-                 const std::vector<std::string>& inputs) {
-  NodeDef* node = graph->add_node();
-  node->set_name(name);
-  node->set_op(op);
-  for (const std::string& in : inputs) node->add_input(in);
-  return node;
-}
 
 AttrValue StringListAttr(const std::vector<std::string>& values) {
   AttrValue v;
@@ -36,7 +28,7 @@ AttrValue StringListAttr(const std::vector<std::string>& values) {
 
 NodeDef* AddStringConst(GraphDef* graph, const std::string& name,
                         const std::vector<std::string>& values, bool scalar) {
-  NodeDef* node = AddNode(graph, name, "Const", {});
+  NodeDef* node = AddNodeDef(graph, name, "Const", {});
   AttrValue value = StringListAttr(values);
   if (scalar) value.mutable_tensor()->clear_tensor_shape();
   (*node->mutable_attr())["value"] = value;
@@ -90,23 +82,23 @@ absl::StatusOr<SaverDef> AddSaver(GraphDef* graph) {
     dtypes.mutable_list()->add_type(v.dtype);
   }
   AddStringConst(graph, p + "/filename/input", {"model"}, true);
-  NodeDef* filename = AddNode(graph, p + "/Const", "PlaceholderWithDefault",
+  NodeDef* filename = AddNodeDef(graph, p + "/Const", "PlaceholderWithDefault",
                               {p + "/filename/input"});
   (*filename->mutable_attr())["dtype"] = TypeAttr(DT_STRING);
   (*filename->mutable_attr())["shape"] = ShapeAttr(PartialShape::Scalar());
   AddStringConst(graph, p + "/SaveV2/tensor_names", keys, false);
   AddStringConst(graph, p + "/SaveV2/shape_and_slices", slices, false);
-  NodeDef* save = AddNode(graph, p + "/SaveV2", "SaveV2",
+  NodeDef* save = AddNodeDef(graph, p + "/SaveV2", "SaveV2",
                           {p + "/Const", p + "/SaveV2/tensor_names",
                            p + "/SaveV2/shape_and_slices"});
   save->set_device("/device:CPU:0");
   (*save->mutable_attr())["dtypes"] = dtypes;
-  NodeDef* restore = AddNode(graph, p + "/RestoreV2", "RestoreV2",
+  NodeDef* restore = AddNodeDef(graph, p + "/RestoreV2", "RestoreV2",
                              {p + "/Const", p + "/SaveV2/tensor_names",
                               p + "/SaveV2/shape_and_slices"});
   restore->set_device("/device:CPU:0");
   (*restore->mutable_attr())["dtypes"] = dtypes;
-  NodeDef* restore_all = AddNode(graph, p + "/restore_all", "NoOp", {});
+  NodeDef* restore_all = AddNodeDef(graph, p + "/restore_all", "NoOp", {});
   for (size_t i = 0; i < vars->size(); ++i) {
     const VariableNode& v = (*vars)[i];
     AttrValue colocate;
@@ -114,17 +106,17 @@ absl::StatusOr<SaverDef> AddSaver(GraphDef* graph) {
     const std::string restored = absl::StrCat(p + "/RestoreV2:", i);
     const std::string assign = absl::StrCat(p + "/Assign", i == 0 ? "" : absl::StrCat("_", i));
     if (v.resource) {
-      NodeDef* read = AddNode(graph, absl::StrCat(p + "/Read_", i, "/ReadVariableOp"),
+      NodeDef* read = AddNodeDef(graph, absl::StrCat(p + "/Read_", i, "/ReadVariableOp"),
                               "ReadVariableOp", {v.name});
       (*read->mutable_attr())["dtype"] = TypeAttr(v.dtype);
       (*read->mutable_attr())["_class"] = colocate;
       save->add_input(read->name());
-      NodeDef* a = AddNode(graph, assign, "AssignVariableOp", {v.name, restored});
+      NodeDef* a = AddNodeDef(graph, assign, "AssignVariableOp", {v.name, restored});
       (*a->mutable_attr())["dtype"] = TypeAttr(v.dtype);
       (*a->mutable_attr())["_class"] = colocate;
     } else {
       save->add_input(v.name);
-      NodeDef* a = AddNode(graph, assign, "Assign", {v.name, restored});
+      NodeDef* a = AddNodeDef(graph, assign, "Assign", {v.name, restored});
       (*a->mutable_attr())["T"] = TypeAttr(v.dtype);
       (*a->mutable_attr())["validate_shape"] = BoolAttr(true);
       (*a->mutable_attr())["use_locking"] = BoolAttr(true);
@@ -132,7 +124,7 @@ absl::StatusOr<SaverDef> AddSaver(GraphDef* graph) {
     }
     restore_all->add_input("^" + assign);
   }
-  NodeDef* done = AddNode(graph, p + "/control_dependency", "Identity",
+  NodeDef* done = AddNodeDef(graph, p + "/control_dependency", "Identity",
                           {p + "/Const", "^" + p + "/SaveV2"});
   (*done->mutable_attr())["T"] = TypeAttr(DT_STRING);
   (*done->mutable_attr())["_class"] = [&] {
