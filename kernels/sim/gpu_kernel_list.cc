@@ -16,6 +16,58 @@ std::vector<DataType> Movable() {
 }
 std::vector<DataType> Index() { return {DT_INT32, DT_INT64}; }
 
+// Training (issue 13): what a gradient step of an MLP or a CNN with resource variables
+// runs, so that a whole step stays on the GPU as in TF.
+void AddTrainingSpecs(std::vector<GpuKernelSpec>* specs) {
+  auto t_only = [specs](const char* op, std::vector<DataType> types,
+                        std::vector<std::string> host_memory = {}) {
+    specs->push_back({op, {{"T", std::move(types)}}, std::move(host_memory)});
+  };
+  // Activation gradients, BiasAddGrad, the cross-entropies (kernels/cuda/train_kernels.cu).
+  for (const char* op : {"ReluGrad", "Relu6Grad", "SigmoidGrad", "TanhGrad", "EluGrad",
+                         "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad"}) {
+    t_only(op, Real());
+  }
+  t_only("BiasAddGrad", Real());
+  t_only("SoftmaxCrossEntropyWithLogits", Float());
+  specs->push_back({"SparseSoftmaxCrossEntropyWithLogits",
+                    {{"T", Float()}, {"Tlabels", Index()}}, {}});
+  // Comparisons (bool out), selects, ArgMax, the broadcasts and Transpose: what losses,
+  // accuracies and the gradients of Mean/Sum/Tile build around them. Axes, shapes,
+  // multiples and permutations stay on the host.
+  for (const char* op : {"Equal", "NotEqual", "Greater", "GreaterEqual", "Less", "LessEqual"}) {
+    t_only(op, Numeric());
+  }
+  for (const char* op : {"Select", "SelectV2"}) t_only(op, Numeric());
+  specs->push_back({"ArgMax", {{"T", Numeric()}, {"Tidx", Index()}, {"output_type", Index()}},
+                    {"dimension"}});
+  specs->push_back({"BroadcastTo", {{"T", Numeric()}, {"Tidx", Index()}}, {"shape"}});
+  specs->push_back({"Tile", {{"T", Numeric()}, {"Tmultiples", Index()}}, {"multiples"}});
+  specs->push_back({"Transpose", {{"T", Movable()}, {"Tperm", Index()}}, {"perm"}});
+  // Convolution and pooling gradients, NHWC (kernels/cuda/conv_grad_kernels.cu); the
+  // sizes inputs stay on the host.
+  t_only("Conv2DBackpropInput", Float(), {"input_sizes"});
+  t_only("Conv2DBackpropFilter", Float(), {"filter_sizes"});
+  t_only("MaxPoolGrad", Float());
+  t_only("AvgPoolGrad", Float(), {"orig_input_shape"});
+  // Resource variables and the dense optimizer updates (kernels/cuda/resource_kernels.cc):
+  // handles live in host memory, values and hyperparameters in device memory (the update
+  // kernels read the scalars on the GPU, as TF's do).
+  for (const char* op : {"VarHandleOp", "ReadVariableOp", "AssignVariableOp"}) {
+    specs->push_back({op, {{"dtype", Movable()}}, {"resource"}});
+  }
+  for (const char* op : {"AssignAddVariableOp", "AssignSubVariableOp"}) {
+    specs->push_back({op, {{"dtype", Numeric()}}, {"resource"}});
+  }
+  specs->push_back({"VarIsInitializedOp", {}, {"resource", "is_initialized"}});
+  for (const char* op : {"ResourceApplyGradientDescent", "ResourceApplyMomentum",
+                         "ResourceApplyKerasMomentum", "ResourceApplyAdam",
+                         "ResourceApplyRMSProp", "ResourceApplyCenteredRMSProp",
+                         "ResourceApplyAdagrad", "ResourceApplyAdagradV2"}) {
+    t_only(op, Real(), {"var", "accum", "m", "v", "ms", "mom", "mg"});
+  }
+}
+
 std::vector<GpuKernelSpec> BuildSpecs() {
   std::vector<GpuKernelSpec> specs;
   auto t_only = [&](const char* op, std::vector<DataType> types,
@@ -63,6 +115,7 @@ std::vector<GpuKernelSpec> BuildSpecs() {
   specs.push_back({"Shape", {{"T", Movable()}, {"out_type", Index()}}, {"output"}});
   specs.push_back({"ExpandDims", {{"T", Movable()}, {"Tdim", Index()}}, {"dim"}});
   t_only("Squeeze", Movable());
+  AddTrainingSpecs(&specs);
   return specs;
 }
 
