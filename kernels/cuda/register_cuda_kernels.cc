@@ -14,6 +14,9 @@ absl::Status RegisterCudaKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(cuda::RegisterCudaNnKernels(registry));
   DFLOW_RETURN_IF_ERROR(cuda::RegisterCudaImageKernels(registry));
   DFLOW_RETURN_IF_ERROR(cuda::RegisterCudaArrayKernels(registry));
+  DFLOW_RETURN_IF_ERROR(cuda::RegisterCudaTrainKernels(registry));
+  DFLOW_RETURN_IF_ERROR(cuda::RegisterCudaConvGradKernels(registry));
+  DFLOW_RETURN_IF_ERROR(cuda::RegisterCudaResourceKernels(registry));
   for (const GpuKernelSpec& spec : GpuKernelSpecs()) {
     if (registry->Entries(spec.op, "GPU").empty()) {
       return absl::FailedPreconditionError(absl::StrCat(

@@ -23,6 +23,10 @@ absl::Status RegisterCudaMathKernels(KernelRegistry* registry);
 absl::Status RegisterCudaNnKernels(KernelRegistry* registry);
 absl::Status RegisterCudaImageKernels(KernelRegistry* registry);
 absl::Status RegisterCudaArrayKernels(KernelRegistry* registry);
+// Training (train_kernels.cc, conv_grad_kernels.cc, resource_kernels.cc).
+absl::Status RegisterCudaTrainKernels(KernelRegistry* registry);
+absl::Status RegisterCudaConvGradKernels(KernelRegistry* registry);
+absl::Status RegisterCudaResourceKernels(KernelRegistry* registry);
 }  // namespace cuda
 
 }  // namespace dflow
