@@ -55,8 +55,9 @@ class Device {
   // gpu_host_bfc), because such tensors outlive the session, as fetched results must.
   // The process CPU allocator on devices whose memory is host memory. Never null.
   virtual Allocator* host_allocator() { return ProcessCpuAllocator(); }
-  // The TF 1.x variables (VariableV2) on this device; they live as long as the device,
-  // i.e. for the session.
+  // The variables on this device (VariableV2 and resource variables); they live as long
+  // as the device, i.e. for the session. A device that owns the allocator holding their
+  // values clears them (VariableStore::Clear) in its destructor, before the allocator.
   VariableStore* variables() { return &variables_; }
 
  protected:

@@ -62,4 +62,16 @@ size_t VariableStore::size() const {
   return variables_.size();
 }
 
+void VariableStore::Clear() {
+  std::map<std::pair<std::string, std::string>, Variable> variables;
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<ResourceVariable>> resources;
+  {
+    absl::MutexLock lock(&mu_);
+    variables.swap(variables_);
+    resources.swap(resources_);
+    by_slot_.clear();
+  }
+  // The values are released here, outside the lock.
+}
+
 }  // namespace dflow

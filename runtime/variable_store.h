@@ -60,6 +60,9 @@ class VariableStore {
                                                            DataType dtype);
   // Removes it; false when there was none.
   bool DestroyResource(const std::string& container, const std::string& name);
+  // Drops every variable: a device whose memory holds their values calls it before its
+  // allocator goes (the store itself is destroyed after the device's own members).
+  void Clear();
 
  private:
   struct Variable {

@@ -42,11 +42,13 @@ def dflow_cc_test(name, srcs, deps = [], tags = [], data = [], size = "small", *
         **kwargs
     )
 
-def cuda_library(name, srcs = [], cu_srcs = [], hdrs = [], deps = [], copts = [], visibility = None):
+def cuda_library(name, srcs = [], cu_srcs = [], hdrs = [], cu_hdrs = [], deps = [], copts = [],
+                 visibility = None):
     """A cc_library whose `.cu` files are compiled by nvcc; CPU-only builds drop them.
 
     `.cu` files are compiled by a genrule (Bazel 4 has no CUDA rules) for sm_90 with
-    PTX embedded so newer GPUs can JIT them.
+    PTX embedded so newer GPUs can JIT them. They see `hdrs` and `cu_hdrs`: headers of
+    other packages (exported with exports_files) that device code includes.
     """
     objs = []
     if CUDA_AVAILABLE:
@@ -54,7 +56,7 @@ def cuda_library(name, srcs = [], cu_srcs = [], hdrs = [], deps = [], copts = []
             obj = name + "_" + cu.replace("/", "_").replace(".cu", ".o")
             native.genrule(
                 name = obj + "_nvcc",
-                srcs = [cu] + hdrs,
+                srcs = [cu] + hdrs + cu_hdrs,
                 outs = [obj],
                 cmd = ("%s -std=c++17 -O3 -I. -I$(GENDIR) -Xcompiler -fPIC " +
                        "-gencode arch=compute_90,code=sm_90 " +

@@ -15,6 +15,14 @@
 #include <cmath>
 #include <cstdint>
 
+// The dense rules also run on GPUs (kernels/cuda/optimizer_kernels.cu compiles this
+// header with nvcc): one rule, so the CPU and the GPU update alike.
+#ifdef __CUDACC__
+#define DFLOW_HOST_DEVICE __host__ __device__
+#else
+#define DFLOW_HOST_DEVICE
+#endif
+
 namespace dflow {
 namespace optimizer {
 
@@ -77,9 +85,9 @@ struct Momentum {
   static constexpr int kGrad = 3;  // lr is input 2, momentum input 4 (5 when sparse)
   template <typename T, Form kForm>
   struct Step {
-    explicit Step(const Args<T>& a)
+    DFLOW_HOST_DEVICE explicit Step(const Args<T>& a)
         : lr(a.scalar[0]), momentum(a.scalar[1]), nesterov(a.nesterov) {}
-    void operator()(T* const* s, int64_t i, T g) const {
+    DFLOW_HOST_DEVICE void operator()(T* const* s, int64_t i, T g) const {
       T& var = s[0][i];
       T& accum = s[1][i];
       accum = accum * momentum + g;
@@ -103,9 +111,9 @@ struct KerasMomentum {
   static constexpr int kGrad = 3;
   template <typename T, Form kForm>
   struct Step {
-    explicit Step(const Args<T>& a)
+    DFLOW_HOST_DEVICE explicit Step(const Args<T>& a)
         : lr(a.scalar[0]), momentum(a.scalar[1]), nesterov(a.nesterov) {}
-    void operator()(T* const* s, int64_t i, T g) const {
+    DFLOW_HOST_DEVICE void operator()(T* const* s, int64_t i, T g) const {
       T& var = s[0][i];
       T& accum = s[1][i];
       accum = accum * momentum - g * lr;
@@ -122,10 +130,10 @@ struct Adam {
   static constexpr int kGrad = 9;
   template <typename T, Form kForm>
   struct Step {
-    explicit Step(const Args<T>& a)
+    DFLOW_HOST_DEVICE explicit Step(const Args<T>& a)
         : alpha(a.scalar[2] * std::sqrt(T(1) - a.scalar[1]) / (T(1) - a.scalar[0])),
           beta1(a.scalar[3]), beta2(a.scalar[4]), epsilon(a.scalar[5]), nesterov(a.nesterov) {}
-    void operator()(T* const* s, int64_t i, T g) const {
+    DFLOW_HOST_DEVICE void operator()(T* const* s, int64_t i, T g) const {
       T& var = s[0][i];
       T& m = s[1][i];
       T& v = s[2][i];
@@ -172,9 +180,9 @@ struct RMSProp {
   static constexpr int kGrad = 7;
   template <typename T, Form kForm>
   struct Step {
-    explicit Step(const Args<T>& a)
+    DFLOW_HOST_DEVICE explicit Step(const Args<T>& a)
         : lr(a.scalar[0]), rho(a.scalar[1]), momentum(a.scalar[2]), epsilon(a.scalar[3]) {}
-    void operator()(T* const* s, int64_t i, T g) const {
+    DFLOW_HOST_DEVICE void operator()(T* const* s, int64_t i, T g) const {
       T& var = s[0][i];
       T& ms = s[1][i];
       T& mom = s[2][i];
@@ -198,9 +206,9 @@ struct CenteredRMSProp {
   static constexpr int kGrad = 8;
   template <typename T, Form kForm>
   struct Step {
-    explicit Step(const Args<T>& a)
+    DFLOW_HOST_DEVICE explicit Step(const Args<T>& a)
         : lr(a.scalar[0]), rho(a.scalar[1]), momentum(a.scalar[2]), epsilon(a.scalar[3]) {}
-    void operator()(T* const* s, int64_t i, T g) const {
+    DFLOW_HOST_DEVICE void operator()(T* const* s, int64_t i, T g) const {
       T& var = s[0][i];
       T& mg = s[1][i];
       T& ms = s[2][i];
@@ -230,8 +238,8 @@ struct Adagrad {
   static constexpr int kGrad = 3;
   template <typename T, Form kForm>
   struct Step {
-    explicit Step(const Args<T>& a) : lr(a.scalar[0]), update_slots(a.update_slots) {}
-    void operator()(T* const* s, int64_t i, T g) const {
+    DFLOW_HOST_DEVICE explicit Step(const Args<T>& a) : lr(a.scalar[0]), update_slots(a.update_slots) {}
+    DFLOW_HOST_DEVICE void operator()(T* const* s, int64_t i, T g) const {
       T& var = s[0][i];
       T& accum = s[1][i];
       if (update_slots) accum += g * g;
@@ -252,9 +260,9 @@ struct AdagradV2 {
   static constexpr int kGrad = 4;
   template <typename T, Form kForm>
   struct Step {
-    explicit Step(const Args<T>& a)
+    DFLOW_HOST_DEVICE explicit Step(const Args<T>& a)
         : lr(a.scalar[0]), epsilon(a.scalar[1]), update_slots(a.update_slots) {}
-    void operator()(T* const* s, int64_t i, T g) const {
+    DFLOW_HOST_DEVICE void operator()(T* const* s, int64_t i, T g) const {
       T& var = s[0][i];
       T& accum = s[1][i];
       if (update_slots) accum += g * g;

@@ -88,6 +88,8 @@ CudaGpuDevice::~CudaGpuDevice() {
   host_to_device_.reset();
   device_to_host_.reset();
   device_to_device_.reset();
+  // Variables before the memory their values live in.
+  variables()->Clear();
   if (cublas_ != nullptr) {
     ScopedActivateDevice device;
     if (device.Activate(options_.ordinal).ok()) cublasDestroy(cublas_);

@@ -85,6 +85,8 @@ SimGpuDevice::~SimGpuDevice() {
   host_to_device_.reset();
   device_to_host_.reset();
   device_to_device_.reset();
+  // Variables before the memory their values live in.
+  variables()->Clear();
   allocator_.reset();
 }
 

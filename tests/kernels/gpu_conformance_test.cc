@@ -484,6 +484,326 @@ void AddArray(std::vector<Case>* c, Inputs& in) {
   }
 }
 
+// Conv2DBackpropInput/Filter, MaxPoolGrad, AvgPoolGrad: NHWC, every dtype the table lists.
+void AddConvGradKernels(std::vector<Case>* c, Inputs& in) {
+  struct Conv {
+    std::vector<int64_t> input, filter;
+    std::string padding;
+    int64_t stride, dilation;
+    std::vector<int64_t> pads;  // EXPLICIT only: {top, bottom, left, right}
+  };
+  const std::vector<Conv> convs = {
+      {{2, 6, 7, 3}, {3, 3, 3, 4}, "SAME", 1, 1, {}},
+      {{2, 6, 7, 3}, {3, 3, 3, 4}, "SAME", 2, 1, {}},
+      {{1, 7, 5, 2}, {3, 2, 2, 3}, "VALID", 2, 1, {}},
+      {{2, 9, 8, 2}, {3, 3, 2, 2}, "SAME", 1, 2, {}},
+      {{1, 9, 7, 3}, {2, 3, 3, 2}, "VALID", 1, 2, {}},
+      {{2, 5, 5, 4}, {1, 1, 4, 3}, "VALID", 1, 1, {}},  // pointwise: a plain GEMM
+      {{2, 5, 5, 4}, {1, 1, 4, 3}, "SAME", 2, 1, {}},
+      {{1, 5, 6, 2}, {3, 3, 2, 3}, "EXPLICIT", 2, 1, {1, 2, 2, 0}},
+      {{0, 4, 4, 2}, {3, 3, 2, 3}, "SAME", 1, 1, {}},  // empty batch
+      {{1, 4, 4, 2}, {3, 3, 2, 0}, "SAME", 1, 1, {}},  // no output channel: zero gradients
+  };
+  const auto out_size = [](const Conv& v, int dim) {
+    const int64_t size = v.input[dim], window = (v.filter[dim - 1] - 1) * v.dilation + 1;
+    if (v.padding == "SAME") return (size + v.stride - 1) / v.stride;
+    const int64_t pad = v.pads.empty() ? 0 : v.pads[2 * dim - 2] + v.pads[2 * dim - 1];
+    return (size + pad - window) / v.stride + 1;
+  };
+  for (const Conv& v : convs) {
+    const std::vector<int64_t> dy = {v.input[0], out_size(v, 1), out_size(v, 2), v.filter[3]};
+    const std::vector<int32_t> input32(v.input.begin(), v.input.end());
+    const std::vector<int32_t> filter32(v.filter.begin(), v.filter.end());
+    const std::vector<int64_t> pads =
+        v.pads.empty()
+            ? std::vector<int64_t>{}
+            : std::vector<int64_t>{0, 0, v.pads[0], v.pads[1], v.pads[2], v.pads[3], 0, 0};
+    const std::string label = absl::StrCat(ShapeText(v.input), "*", ShapeText(v.filter), " ",
+                                           v.padding, " s", v.stride, " d", v.dilation);
+    for (const char* op : {"Conv2DBackpropInput", "Conv2DBackpropFilter"}) {
+      const bool input_grad = std::string(op) == "Conv2DBackpropInput";
+      for (DataType dtype : Types(op)) {
+        c->push_back({op, DataTypeString(dtype) + label,
+                      {{"T", TypeAttr(dtype)}, {"strides", IntsAttr({1, v.stride, v.stride, 1})},
+                       {"dilations", IntsAttr({1, v.dilation, v.dilation, 1})},
+                       {"padding", StringAttr(v.padding)}, {"explicit_paddings", IntsAttr(pads)}},
+                      {input_grad ? Inputs::Vector<int32_t>(input32) : in.Random(dtype, v.input),
+                       input_grad ? in.Random(dtype, v.filter) : Inputs::Vector<int32_t>(filter32),
+                       in.Random(dtype, dy)},
+                      1e-4});
+      }
+    }
+  }
+  struct Pool {
+    std::vector<int64_t> input;
+    int64_t window, stride;
+    std::string padding;
+  };
+  const std::vector<Pool> pools = {
+      {{2, 7, 9, 3}, 3, 2, "SAME"}, {{2, 7, 9, 3}, 3, 2, "VALID"},  // overlapping windows
+      {{2, 6, 8, 3}, 2, 2, "VALID"}, {{1, 5, 7, 2}, 2, 2, "SAME"},  // disjoint ones
+      {{1, 5, 5, 2}, 3, 1, "SAME"},  {{0, 5, 5, 2}, 3, 2, "SAME"},  // last: empty
+  };
+  for (const Pool& p : pools) {
+    std::vector<int64_t> out = p.input;
+    for (int d : {1, 2}) {
+      out[d] = p.padding == "SAME" ? (p.input[d] + p.stride - 1) / p.stride
+                                   : (p.input[d] - p.window) / p.stride + 1;
+    }
+    const std::map<std::string, AttrValue> attrs = {
+        {"ksize", IntsAttr({1, p.window, p.window, 1})},
+        {"strides", IntsAttr({1, p.stride, p.stride, 1})}, {"padding", StringAttr(p.padding)}};
+    const std::string label = absl::StrCat(ShapeText(p.input), " k", p.window, " s", p.stride,
+                                           " ", p.padding);
+    for (DataType dtype : Types("MaxPoolGrad")) {
+      std::map<std::string, AttrValue> a = attrs;
+      a["T"] = TypeAttr(dtype);
+      // orig_output is only shape-checked; the max is found again in orig_input.
+      c->push_back({"MaxPoolGrad", DataTypeString(dtype) + label, a,
+                    {in.Random(dtype, p.input), in.Random(dtype, out), in.Random(dtype, out)}});
+      // Small integers: many ties, which go to the window's first maximum.
+      Tensor ties = in.Random(dtype, p.input, -1.5, 1.5);
+      DispatchNumeric(dtype, [&](auto zero) {
+        using T = decltype(zero);
+        for (T& x : ties.flat<T>()) x = static_cast<T>(std::round(static_cast<double>(x)));
+      });
+      c->push_back({"MaxPoolGrad", DataTypeString(dtype) + label + " ties", a,
+                    {ties, in.Random(dtype, out), in.Random(dtype, out)}});
+    }
+    for (DataType dtype : Types("AvgPoolGrad")) {
+      std::map<std::string, AttrValue> a = attrs;
+      a["T"] = TypeAttr(dtype);
+      const std::vector<int32_t> shape32(p.input.begin(), p.input.end());
+      c->push_back({"AvgPoolGrad", DataTypeString(dtype) + label, a,
+                    {Inputs::Vector<int32_t>(shape32), in.Random(dtype, out)}});
+    }
+  }
+}
+
+// The training kernels (kernels/cuda/train_kernels.cc): activation gradients, BiasAddGrad,
+// the cross-entropies, comparisons, selects, ArgMax (ties and NaNs too), BroadcastTo,
+// Tile and Transpose; every listed dtype, broadcasting, and an empty tensor where cheap.
+void AddTrainingKernels(std::vector<Case>* c, Inputs& in) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const char* op : {"ReluGrad", "Relu6Grad", "SigmoidGrad", "TanhGrad", "EluGrad",
+                         "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad"}) {
+    for (DataType dtype : Types(op)) {
+      for (const auto& shape : Shapes{{}, {7}, {2, 3, 4}, {0, 3}}) {
+        c->push_back({op, DataTypeString(dtype) + ShapeText(shape), {{"T", TypeAttr(dtype)}},
+                      {in.Random(dtype, shape), in.Random(dtype, shape, -8.0, 8.0)}});
+      }
+      // Zeros, the Relu6 bounds and NaN (Difference cannot compare infinite outputs).
+      c->push_back({op, DataTypeString(dtype) + " specials", {{"T", TypeAttr(dtype)}},
+                    {Literal(dtype, {8}, {1.5, 1.0, 2.0, 3.0, -1.0, 1.0, -2.0, 0.5}),
+                     Literal(dtype, {8}, {-1.0, 0.0, 3.0, 6.0, 7.0, nan, -0.0, 0.5})}});
+    }
+  }
+  // Infinite gradients where the features mask them: a select gives 0, Relu6Grad's
+  // product gives NaN.
+  for (const char* op : {"ReluGrad", "Relu6Grad"}) {
+    for (DataType dtype : Types(op)) {
+      c->push_back({op, DataTypeString(dtype) + " masked infinities", {{"T", TypeAttr(dtype)}},
+                    {Literal(dtype, {3}, {inf, inf, -inf}),
+                     Literal(dtype, {3}, {-3.0, -1.0, 0.0})}});
+    }
+  }
+  for (DataType dtype : Types("LeakyReluGrad")) {
+    for (float alpha : {0.01f, -0.3f}) {
+      c->push_back({"LeakyReluGrad", absl::StrCat(DataTypeString(dtype), "[3,5] alpha ", alpha),
+                    {{"T", TypeAttr(dtype)}, {"alpha", FloatAttr(alpha)}},
+                    {in.Random(dtype, {3, 5}), in.Random(dtype, {3, 5})}});
+    }
+  }
+  for (DataType dtype : Types("BiasAddGrad")) {
+    for (const char* format : {"NHWC", "NCHW"}) {
+      for (const auto& shape : Shapes{{2, 3}, {1, 4}, {4, 1}, {2, 3, 4}, {2, 3, 4, 5},
+                                      {64, 33, 17}, {0, 3, 4}, {2, 0, 3}}) {
+        c->push_back({"BiasAddGrad", DataTypeString(dtype) + ShapeText(shape) + " " + format,
+                      {{"T", TypeAttr(dtype)}, {"data_format", StringAttr(format)}},
+                      {in.Random(dtype, shape)}, 1e-4});
+      }
+    }
+  }
+  // Dense cross-entropy: same shapes, either side broadcast along a dim of 1, long rows.
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> xent = {
+      {{3, 5}, {3, 5}}, {{1, 5}, {4, 5}}, {{4, 5}, {1, 5}}, {{4, 1}, {4, 6}},
+      {{2, 300}, {2, 300}}, {{0, 4}, {0, 4}}, {{3, 0}, {3, 0}}};
+  for (DataType dtype : Types("SoftmaxCrossEntropyWithLogits")) {
+    for (const auto& [logits, labels] : xent) {
+      c->push_back({"SoftmaxCrossEntropyWithLogits",
+                    DataTypeString(dtype) + ShapeText(logits) + ShapeText(labels),
+                    {{"T", TypeAttr(dtype)}},
+                    {in.Random(dtype, logits, -5.0, 5.0), in.Random(dtype, labels, 0.0, 1.0)},
+                    1e-4});
+    }
+  }
+  for (DataType dtype : Types("SparseSoftmaxCrossEntropyWithLogits")) {
+    for (DataType label : Types("SparseSoftmaxCrossEntropyWithLogits", "Tlabels")) {
+      for (const auto& shape : Shapes{{4, 5}, {3, 300}, {1, 1}, {0, 5}}) {
+        c->push_back({"SparseSoftmaxCrossEntropyWithLogits",
+                      DataTypeString(dtype) + ShapeText(shape) + " " + DataTypeString(label),
+                      {{"T", TypeAttr(dtype)}, {"Tlabels", TypeAttr(label)}},
+                      {in.Random(dtype, shape, -5.0, 5.0),
+                       in.Random(label, {shape[0]}, 0.0, static_cast<double>(shape[1] - 1))},
+                      1e-4});
+      }
+    }
+  }
+  // Comparisons: small integer-valued inputs, so equal pairs occur for every dtype.
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> pairs = {
+      {{2, 3}, {2, 3}}, {{2, 3}, {3}}, {{2, 1}, {1, 3}}, {{}, {4}}, {{3, 1, 2}, {4, 1}},
+      {{0, 3}, {3}}};
+  for (const char* op : {"Equal", "NotEqual", "Greater", "GreaterEqual", "Less", "LessEqual"}) {
+    for (DataType dtype : Types(op)) {
+      for (const auto& [a, b] : pairs) {
+        Tensor x = in.Random(DT_INT32, a, -2.0, 2.0), y = in.Random(DT_INT32, b, -2.0, 2.0);
+        auto cast = [dtype](const Tensor& t) {
+          std::vector<double> values;
+          for (int32_t v : t.flat<int32_t>()) values.push_back(v);
+          std::vector<int64_t> dims(t.shape().dim_sizes().begin(), t.shape().dim_sizes().end());
+          return Literal(dtype, dims, values);
+        };
+        c->push_back({op, DataTypeString(dtype) + ShapeText(a) + ShapeText(b),
+                      {{"T", TypeAttr(dtype)}}, {cast(x), cast(y)}});
+      }
+    }
+  }
+  for (const char* op : {"Equal", "NotEqual"}) {
+    for (bool error : {true, false}) {
+      c->push_back({op, absl::StrCat("float[3]=[3] incompatible_shape_error ", error),
+                    {{"T", TypeAttr(DT_FLOAT)}, {"incompatible_shape_error", BoolAttr(error)}},
+                    {Literal(DT_FLOAT, {3}, {1.0, nan, 2.0}),
+                     Literal(DT_FLOAT, {3}, {1.0, nan, 3.0})}});
+    }
+    c->push_back({op, "float[2,3] vs [4] incompatible_shape_error false",
+                  {{"T", TypeAttr(DT_FLOAT)}, {"incompatible_shape_error", BoolAttr(false)}},
+                  {in.Random(DT_FLOAT, {2, 3}), in.Random(DT_FLOAT, {4})}});
+  }
+  // Select: scalar, vector (first-dim rows) and same-shape conditions; SelectV2 broadcasts.
+  const std::vector<std::vector<std::vector<int64_t>>> select = {
+      {{}, {2, 3}, {2, 3}}, {{3}, {3, 4}, {3, 4}}, {{2, 3}, {2, 3}, {2, 3}}, {{4}, {4}, {4}},
+      {{0}, {0, 4}, {0, 4}}};
+  const std::vector<std::vector<std::vector<int64_t>>> select_v2 = {
+      {{2, 1}, {1, 3}, {2, 3}}, {{}, {2, 3}, {2, 3}}, {{3}, {2, 3}, {}},
+      {{2, 3, 4}, {2, 3, 4}, {2, 3, 4}}, {{4, 1, 1}, {1, 3, 1}, {1, 1, 5}}, {{0, 3}, {3}, {1}}};
+  for (DataType dtype : Types("Select")) {
+    for (const auto& shapes : select) {
+      c->push_back({"Select",
+                    DataTypeString(dtype) + ShapeText(shapes[0]) + ShapeText(shapes[1]) +
+                        ShapeText(shapes[2]),
+                    {{"T", TypeAttr(dtype)}},
+                    {in.Random(DT_BOOL, shapes[0], 0.0, 1.0), in.Random(dtype, shapes[1]),
+                     in.Random(dtype, shapes[2])}});
+    }
+  }
+  for (DataType dtype : Types("SelectV2")) {
+    for (const auto& shapes : select_v2) {
+      c->push_back({"SelectV2",
+                    DataTypeString(dtype) + ShapeText(shapes[0]) + ShapeText(shapes[1]) +
+                        ShapeText(shapes[2]),
+                    {{"T", TypeAttr(dtype)}},
+                    {in.Random(DT_BOOL, shapes[0], 0.0, 1.0), in.Random(dtype, shapes[1]),
+                     in.Random(dtype, shapes[2])}});
+    }
+  }
+  // ArgMax: short rows, rows of >= 32 (the CPU's lane scan), columns, a long column (one
+  // block per output); small integer values, so ties must pick the first index.
+  const std::vector<std::pair<std::vector<int64_t>, int32_t>> arg_shapes = {
+      {{5, 7}, 1}, {{5, 7}, 0}, {{3, 4, 5}, 1}, {{3, 4, 5}, -1}, {{2, 40}, 1},
+      {{3, 100}, -1}, {{2000, 3}, 0}, {{9}, 0}, {{0, 4}, 1}};
+  for (DataType dtype : Types("ArgMax")) {
+    for (const auto& [shape, axis] : arg_shapes) {
+      c->push_back({"ArgMax", absl::StrCat(DataTypeString(dtype), ShapeText(shape), " axis ", axis),
+                    {{"T", TypeAttr(dtype)}, {"Tidx", TypeAttr(DT_INT32)},
+                     {"output_type", TypeAttr(DT_INT64)}},
+                    {in.Random(dtype, shape, -3.0, 3.0), Inputs::Scalar<int32_t>(axis)}});
+    }
+  }
+  for (DataType index : Types("ArgMax", "Tidx")) {
+    for (DataType out : Types("ArgMax", "output_type")) {
+      c->push_back({"ArgMax",
+                    "float[4,33] axis 1 " + DataTypeString(index) + "->" + DataTypeString(out),
+                    {{"T", TypeAttr(DT_FLOAT)}, {"Tidx", TypeAttr(index)},
+                     {"output_type", TypeAttr(out)}},
+                    {in.Random(DT_FLOAT, {4, 33}),
+                     index == DT_INT32 ? Inputs::Scalar<int32_t>(1) : Inputs::Scalar<int64_t>(1)}});
+    }
+  }
+  // NaN rows as the CPU scans them: a leading NaN sticks; in a lane scan a NaN lane wins
+  // ties by index; ties between equal floats pick the first.
+  for (DataType dtype : Types("ArgMax")) {
+    if (dtype != DT_FLOAT && dtype != DT_DOUBLE) continue;
+    for (int64_t len : {10, 40, 70}) {
+      std::vector<double> values;
+      for (int64_t row = 0; row < 5; ++row) {
+        for (int64_t i = 0; i < len; ++i) {
+          double v = static_cast<double>((i * 7 + row * 3) % 11);
+          if ((row == 0 && i == 0) || (row == 1 && i == 5) || (row == 2 && i == len - 1) ||
+              (row == 3 && i % 16 == 3 && i > 0)) {
+            v = nan;
+          }
+          values.push_back(v);
+        }
+      }
+      for (int32_t axis : {0, 1}) {
+        c->push_back({"ArgMax",
+                      absl::StrCat(DataTypeString(dtype), "[5,", len, "] NaNs axis ", axis),
+                      {{"T", TypeAttr(dtype)}, {"Tidx", TypeAttr(DT_INT32)},
+                       {"output_type", TypeAttr(DT_INT32)}},
+                      {Literal(dtype, {5, len}, values), Inputs::Scalar<int32_t>(axis)}});
+      }
+    }
+  }
+  // BroadcastTo and Tile.
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int32_t>>> broadcasts = {
+      {{3}, {2, 3}}, {{2, 1}, {2, 3}}, {{}, {2, 2}}, {{1, 3, 1}, {2, 3, 4}},
+      {{2, 3}, {2, 3}}, {{1, 3}, {0, 3}}, {{2, 1, 3}, {4, 2, 5, 3}}};
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int32_t>>> tiles = {
+      {{2, 3}, {2, 1}}, {{2, 3}, {1, 3}}, {{3}, {4}}, {{2, 1, 3}, {2, 3, 1}}, {{2, 3}, {1, 1}},
+      {{2, 3}, {0, 2}}, {{}, {}}, {{1, 2, 3}, {3, 2, 2}}};
+  for (DataType dtype : Types("BroadcastTo")) {
+    for (DataType index : Types("BroadcastTo", "Tidx")) {
+      for (const auto& [shape, to] : broadcasts) {
+        c->push_back({"BroadcastTo",
+                      DataTypeString(dtype) + ShapeText(shape) + " -> " +
+                          absl::StrJoin(to, ",") + " " + DataTypeString(index),
+                      {{"T", TypeAttr(dtype)}, {"Tidx", TypeAttr(index)}},
+                      {in.Random(dtype, shape), IndexVector(index, to)}});
+      }
+    }
+  }
+  for (DataType dtype : Types("Tile")) {
+    for (DataType index : Types("Tile", "Tmultiples")) {
+      for (const auto& [shape, multiples] : tiles) {
+        c->push_back({"Tile",
+                      DataTypeString(dtype) + ShapeText(shape) + " x " +
+                          absl::StrJoin(multiples, ",") + " " + DataTypeString(index),
+                      {{"T", TypeAttr(dtype)}, {"Tmultiples", TypeAttr(index)}},
+                      {in.Random(dtype, shape), IndexVector(index, multiples)}});
+      }
+    }
+  }
+  // Transpose: 2-D and batched 2-D (tiled kernel, ragged tiles), general permutations
+  // (gather), size-1 dims, views, empty; every element size.
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int32_t>>> transposes = {
+      {{2, 3}, {1, 0}}, {{33, 70}, {1, 0}}, {{2, 3, 4}, {0, 2, 1}}, {{2, 3, 4}, {2, 0, 1}},
+      {{2, 3, 4, 5}, {0, 3, 1, 2}}, {{2, 3, 4, 5}, {3, 1, 2, 0}}, {{1, 3, 1}, {2, 1, 0}},
+      {{4, 1, 5, 2}, {2, 3, 0, 1}}, {{0, 3}, {1, 0}}, {{}, {}}};
+  for (DataType dtype : Types("Transpose")) {
+    for (DataType index : Types("Transpose", "Tperm")) {
+      for (const auto& [shape, perm] : transposes) {
+        if (index != DT_INT32 && shape.size() != 4) continue;
+        c->push_back({"Transpose",
+                      DataTypeString(dtype) + ShapeText(shape) + " perm " +
+                          absl::StrJoin(perm, ",") + " " + DataTypeString(index),
+                      {{"T", TypeAttr(dtype)}, {"Tperm", TypeAttr(index)}},
+                      {in.Random(dtype, shape, 0.0, 100.0), IndexVector(index, perm)}});
+      }
+    }
+  }
+}
+
 const std::vector<Case>& AllCases() {
   static const std::vector<Case>* cases = [] {
     auto* all = new std::vector<Case>();
@@ -493,6 +813,8 @@ const std::vector<Case>& AllCases() {
     AddVision(all, in);
     AddReductions(all, in);
     AddArray(all, in);
+    AddConvGradKernels(all, in);
+    AddTrainingKernels(all, in);
     return all;
   }();
   return *cases;

@@ -12,6 +12,7 @@
 #include "graph/op_registry.h"
 #include "kernels/cpu/register_cpu_kernels.h"
 #include "kernels/cuda/register_cuda_kernels.h"
+#include "kernels/io/register_io_kernels.h"
 #include "kernels/sim/gpu_kernel_list.h"
 #include "kernels/sim/register_sim_kernels.h"
 #include "runtime/cuda/cuda_gpus.h"
@@ -28,6 +29,7 @@ TEST_CASE("CUDA kernels register every op of the table with exactly its dtypes",
           "[cuda_registration]") {
   KernelRegistry registry;
   REQUIRE(RegisterCpuKernels(&registry).ok());
+  REQUIRE(RegisterIoKernels(&registry).ok());
   absl::Status status = RegisterCudaKernels(&registry);
   INFO(status.ToString());
   REQUIRE(status.ok());
@@ -49,8 +51,10 @@ TEST_CASE("CUDA and simulated-GPU kernels have the same dtypes and host-memory a
           "[cuda_registration]") {
   KernelRegistry cuda_registry, sim_registry;
   REQUIRE(RegisterCpuKernels(&cuda_registry).ok());
+  REQUIRE(RegisterIoKernels(&cuda_registry).ok());
   REQUIRE(RegisterCudaKernels(&cuda_registry).ok());
   REQUIRE(RegisterCpuKernels(&sim_registry).ok());
+  REQUIRE(RegisterIoKernels(&sim_registry).ok());
   REQUIRE(RegisterSimGpuKernels(&sim_registry).ok());
   for (const GpuKernelSpec& spec : GpuKernelSpecs()) {
     INFO(spec.op);
@@ -67,6 +71,7 @@ TEST_CASE("A CUDA kernel built for a non-CUDA device fails naming the node and d
           "[cuda_registration]") {
   KernelRegistry registry;
   REQUIRE(RegisterCpuKernels(&registry).ok());
+  REQUIRE(RegisterIoKernels(&registry).ok());
   REQUIRE(RegisterCudaKernels(&registry).ok());
   NodeDef node;
   node.set_name("r");
