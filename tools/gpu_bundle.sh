@@ -34,8 +34,9 @@ fi
 # gpu_bench: issue 4's GPU targets (MatMul 4096^3 vs bare cuBLAS, 256 MiB copies vs pinned
 # cudaMemcpyAsync, a 1000-node chain); dflow_bench: the CPU suite, for the machine's record.
 BENCHES=(//bench/gpu:gpu_bench //bench:dflow_bench)
-# The CLI, for the zoo on the real GPU (tools/zoo_on_device.py, run from the repository).
-TOOLS=(//tools:dflow)
+# The CLI, for the zoo on the real GPU (tools/zoo_on_device.py, run from the repository),
+# and the MNIST trainer, for training on the GPU beside PyTorch on the same GPU.
+TOOLS=(//tools:dflow //examples:mnist_train)
 bazel build "${GPU_TESTS[@]}" "${BENCHES[@]}" "${TOOLS[@]}"
 
 rm -rf "$DEST" && mkdir -p "$DEST/bin" "$DEST/lib"
@@ -176,8 +177,11 @@ for test in "$HERE"/bin/*_test; do
   fi
   tail -3 "$OUT/$name.log"
 done
-# GPU benchmarks first: they are what the lease is for; the CPU suite is for the record.
-for bench in "$HERE"/bin/gpu_bench "$HERE"/bin/dflow_bench; do
+# GPU benchmarks first: they are what the lease is for; the CPU suite is for the record
+# (DFLOW_CPU_BENCH=0 leaves it out when the lease is short).
+benches=("$HERE"/bin/gpu_bench)
+[ "${DFLOW_CPU_BENCH:-1}" = 0 ] || benches+=("$HERE"/bin/dflow_bench)
+for bench in "${benches[@]}"; do
   [ -x "$bench" ] || continue
   name=$(basename "$bench")
   echo "== $name"
@@ -196,6 +200,29 @@ if [ -d tests/data/zoo/goldens ] && python3 -c 'import numpy' 2>/dev/null; then
     echo "   FAILED"; failed=1
   fi
   grep -q "MISMATCH\|FAILED" "$OUT/zoo_gpu.txt" 2>/dev/null && failed=1
+fi
+# MNIST training with everything on GPU:0 (examples/mnist_train: variables, forward,
+# backward and Adam on the GPU), 1 and 5 epochs of 80 steps (the steady time is the
+# difference), and PyTorch on the same GPU with the same model, batch and optimizer
+# (bench/training/lenet_mnist.py's worker, 80 warm-up steps, 320 timed): OUT/mnist_gpu.txt.
+if [ -x "$HERE/bin/mnist_train" ] && [ -d tests/data/tf_graphs/mnist ]; then
+  echo "== MNIST training on the GPU (mnist_train) and PyTorch on the same GPU"
+  for model in mlp lenet5; do
+    for epochs in 1 5; do
+      line="$(timeout 300 "$HERE/bin/mnist_train" --model=$model --devices=/gpu:0 \
+        --param_device=/gpu:0 --epochs=$epochs --config='allow_soft_placement: true' 2>&1 |
+        tail -1)" || { echo "   FAILED (mnist_train $model)"; failed=1; }
+      echo "dflow GPU:0 epochs=$epochs: $line" | tee -a "$OUT/mnist_gpu.txt"
+    done
+    line="$(timeout 300 "$HERE/bin/mnist_train" --model=$model --devices=/cpu:0 --epochs=5 2>&1 |
+      tail -1)"
+    echo "dflow CPU epochs=5: $line" | tee -a "$OUT/mnist_gpu.txt"
+    if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+      timeout 300 python3 bench/training/lenet_mnist.py --worker=torch --torch_device=cuda \
+        --torch_model=$model --threads=1 --warmup=80 --steps=320 2>&1 | tail -1 |
+        tee -a "$OUT/mnist_gpu.txt"
+    fi
+  done
 fi
 echo "raw output: $OUT"
 [ "$failed" = 0 ] && echo "run_gpu_suite: all passed" || echo "run_gpu_suite: FAILED (see above)"

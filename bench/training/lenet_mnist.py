@@ -150,7 +150,11 @@ def torch_worker(args, data):
   torch.set_num_threads(args.threads)
   torch.set_num_interop_threads(args.threads)
   torch.manual_seed(1)
-  model = nn.Sequential(
+  device = torch.device(args.torch_device)
+  if args.torch_model == "mlp":  # examples/mnist_trainer.cc's MLP: 784-256-10
+    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))
+  else:
+    model = nn.Sequential(
       nn.Unflatten(1, (1, 28, 28)),
       nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2, 2),
       nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2, 2),
@@ -158,6 +162,7 @@ def torch_worker(args, data):
       nn.Linear(400, 120), nn.ReLU(),
       nn.Linear(120, 84), nn.ReLU(),
       nn.Linear(84, 10))
+  model.to(device)
   for m in model.modules():
     if isinstance(m, (nn.Conv2d, nn.Linear)):
       nn.init.xavier_uniform_(m.weight)
@@ -165,7 +170,8 @@ def torch_worker(args, data):
   model.train()
   opt = torch.optim.Adam(model.parameters(), lr=LR)
   loss_fn = nn.CrossEntropyLoss()
-  tensors = [(torch.from_numpy(bx), torch.from_numpy(by)) for bx, by in data]
+  tensors = [(torch.from_numpy(bx).to(device), torch.from_numpy(by).to(device))
+             for bx, by in data]
   losses, seconds = [], 0.0
   for i, (bx, by) in enumerate(tensors):
     t = time.perf_counter()
@@ -178,7 +184,10 @@ def torch_worker(args, data):
     if i >= args.warmup:
       seconds += dt
     losses.append(l)
-  return "PyTorch " + torch.__version__, seconds, losses
+  name = "PyTorch " + torch.__version__
+  if device.type == "cuda":
+    name += " on " + torch.cuda.get_device_name(device)
+  return name, seconds, losses
 
 
 def worker(args):
@@ -353,6 +362,9 @@ def main():
   parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
   parser.add_argument("--worker", choices=["tf", "torch"], help=argparse.SUPPRESS)
   parser.add_argument("--threads", default="1,2", help="comma-separated thread counts")
+  parser.add_argument("--torch_device", default="cpu", help=argparse.SUPPRESS)  # or cuda
+  parser.add_argument("--torch_model", default="lenet5", choices=["lenet5", "mlp"],
+                      help=argparse.SUPPRESS)
   parser.add_argument("--warmup", type=int, default=5, help="untimed steps, first included")
   parser.add_argument("--steps", type=int, default=160, help="timed steps (80 per epoch)")
   parser.add_argument("--repeats", type=int, default=3, help="interleaved runs per cell")
