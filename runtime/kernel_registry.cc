@@ -17,8 +17,23 @@ bool Allowed(const std::vector<DataType>& allowed, int type) {
          allowed.end();
 }
 
-// True when every constrained attr of `node` holds an accepted dtype.
-bool SatisfiesConstraints(const KernelDef& def, const NodeDef& node) {
+std::string DescribeKernel(const KernelDef& def) {
+  std::string line = absl::StrCat("  device='", def.device_type, "'");
+  for (const auto& [attr, types] : def.type_constraints) {
+    std::vector<std::string> names;
+    for (DataType t : types) names.push_back(absl::StrCat("DT_", absl::AsciiStrToUpper(DataTypeString(t))));
+    absl::StrAppend(&line, "; ", attr, " in [", absl::StrJoin(names, ", "), "]");
+  }
+  return line + "\n";
+}
+
+bool SameConstraints(const KernelDef& a, const KernelDef& b) {
+  return a.device_type == b.device_type && a.type_constraints == b.type_constraints;
+}
+
+}  // namespace
+
+bool KernelDefMatches(const KernelDef& def, const NodeDef& node) {
   for (const auto& [attr, allowed] : def.type_constraints) {
     const AttrValue* value = FindAttr(node, attr);
     if (value == nullptr) return false;
@@ -35,21 +50,6 @@ bool SatisfiesConstraints(const KernelDef& def, const NodeDef& node) {
   return true;
 }
 
-std::string DescribeKernel(const KernelDef& def) {
-  std::string line = absl::StrCat("  device='", def.device_type, "'");
-  for (const auto& [attr, types] : def.type_constraints) {
-    std::vector<std::string> names;
-    for (DataType t : types) names.push_back(absl::StrCat("DT_", absl::AsciiStrToUpper(DataTypeString(t))));
-    absl::StrAppend(&line, "; ", attr, " in [", absl::StrJoin(names, ", "), "]");
-  }
-  return line + "\n";
-}
-
-bool SameConstraints(const KernelDef& a, const KernelDef& b) {
-  return a.device_type == b.device_type && a.type_constraints == b.type_constraints;
-}
-
-}  // namespace
 
 absl::Status KernelRegistry::Register(KernelDef def, KernelFactory factory) {
   std::vector<Entry>& entries = kernels_[def.op];
@@ -72,7 +72,7 @@ const KernelRegistry::Entry* KernelRegistry::FindEntry(const NodeDef& node,
   auto it = kernels_.find(node.op());
   if (it == kernels_.end()) return nullptr;
   for (const Entry& entry : it->second) {
-    if (entry.def.device_type == device_type && SatisfiesConstraints(entry.def, node)) {
+    if (entry.def.device_type == device_type && KernelDefMatches(entry.def, node)) {
       return &entry;
     }
   }
@@ -113,7 +113,7 @@ std::vector<std::string> KernelRegistry::SupportedDeviceTypes(const NodeDef& nod
   auto it = kernels_.find(node.op());
   if (it == kernels_.end()) return {};
   for (const Entry& entry : it->second) {
-    if (SatisfiesConstraints(entry.def, node)) types.insert(entry.def.device_type);
+    if (KernelDefMatches(entry.def, node)) types.insert(entry.def.device_type);
   }
   return std::vector<std::string>(types.begin(), types.end());
 }

@@ -64,6 +64,10 @@ class KernelDefBuilder {
 
 using KernelFactory = std::function<std::unique_ptr<OpKernel>(OpKernelConstruction*)>;
 
+// True when every type attr `def` constrains holds an accepted dtype in `node`: the rule
+// the registry picks kernels by (also for kernels that wrap another device's kernel).
+bool KernelDefMatches(const KernelDef& def, const NodeDef& node);
+
 class KernelRegistry final : public KernelSupport {
  public:
   // ALREADY_EXISTS when a kernel with the same op, device and constraints exists.

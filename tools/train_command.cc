@@ -274,6 +274,15 @@ void PrintReport(const TrainingReport& r, const TrainingLoopOptions& o, bool jso
       << "]}\n";
 }
 
+// Sets `device` on every node that names none; INVALID_ARGUMENT for an empty device.
+absl::Status PinToDevice(const std::string& device, GraphDef* graph) {
+  if (device.empty()) return absl::InvalidArgumentError("--devices: the device is empty");
+  for (NodeDef& node : *graph->mutable_node()) {
+    if (node.device().empty()) node.set_device(device);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RunTrainCommand(const std::vector<std::string>& args, std::ostream& out,
@@ -289,9 +298,15 @@ absl::Status RunTrainCommand(const std::vector<std::string>& args, std::ostream&
   }
   DFLOW_ASSIGN_OR_RETURN(Graphs g, LoadGraph(flags));
   DFLOW_ASSIGN_OR_RETURN(TrainingLoopOptions options, LoopOptions(flags, g));
-  if (flags.Has("devices")) {
+  std::vector<std::string> devices;
+  if (flags.Has("devices")) devices = absl::StrSplit(flags.Get("devices"), ',');
+  if (devices.size() == 1) {
+    // One device: the whole graph there, as `with tf.device(d):` around it (nodes that
+    // name a device keep it), not replicated.
+    DFLOW_RETURN_IF_ERROR(PinToDevice(devices[0], &g.graph));
+    progress << "dflow: the graph on " << devices[0] << "\n";
+  } else if (!devices.empty()) {
     // Rule 9: the graph replicated into one tower per device.
-    std::vector<std::string> devices = absl::StrSplit(flags.Get("devices"), ',');
     std::vector<std::string> data;
     for (const TrainingColumn& c : options.train_data) data.push_back(c.tensor);
     DFLOW_ASSIGN_OR_RETURN(ReplicatedGraph towers,
@@ -308,6 +323,9 @@ absl::Status RunTrainCommand(const std::vector<std::string>& args, std::ostream&
   if (flags.Has("config")) {
     DFLOW_RETURN_IF_ERROR(ParseTextProto(flags.Get("config"), "--config", &config));
   }
+  // Ops without a kernel on the chosen devices (an initializer's random op, int32 shape
+  // arithmetic on a GPU) fall back to the CPU, as under MirroredStrategy.
+  if (!devices.empty()) config.set_allow_soft_placement(true);
   DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, NewSession(config));
   DFLOW_RETURN_IF_ERROR(session->Create(g.graph));
   DFLOW_RETURN_IF_ERROR(InitializeVariables(flags, g, session.get()));

@@ -17,6 +17,7 @@ absl::Status RegisterCudaKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(cuda::RegisterCudaTrainKernels(registry));
   DFLOW_RETURN_IF_ERROR(cuda::RegisterCudaConvGradKernels(registry));
   DFLOW_RETURN_IF_ERROR(cuda::RegisterCudaResourceKernels(registry));
+  DFLOW_RETURN_IF_ERROR(cuda::RegisterCudaHostComputedKernels(registry));
   for (const GpuKernelSpec& spec : GpuKernelSpecs()) {
     if (registry->Entries(spec.op, "GPU").empty()) {
       return absl::FailedPreconditionError(absl::StrCat(

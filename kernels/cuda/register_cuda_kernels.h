@@ -27,6 +27,8 @@ absl::Status RegisterCudaArrayKernels(KernelRegistry* registry);
 absl::Status RegisterCudaTrainKernels(KernelRegistry* registry);
 absl::Status RegisterCudaConvGradKernels(KernelRegistry* registry);
 absl::Status RegisterCudaResourceKernels(KernelRegistry* registry);
+// Ops computed on the host by their CPU kernel and uploaded (host_computed_kernels.cc).
+absl::Status RegisterCudaHostComputedKernels(KernelRegistry* registry);
 }  // namespace cuda
 
 }  // namespace dflow

@@ -50,6 +50,12 @@ void AddTrainingSpecs(std::vector<GpuKernelSpec>* specs) {
   t_only("Conv2DBackpropFilter", Float(), {"filter_sizes"});
   t_only("MaxPoolGrad", Float());
   t_only("AvgPoolGrad", Float(), {"orig_input_shape"});
+  // Random initializers and dropout masks (kernels/cuda/host_computed_kernels.cc): TF's
+  // Philox numbers, made on the host by the CPU kernel and uploaded, so that a variable's
+  // initializer (colocated with it by TF 1 graphs) does not pull the variable to the CPU.
+  for (const char* op : {"RandomUniform", "RandomStandardNormal", "TruncatedNormal"}) {
+    specs->push_back({op, {{"dtype", Real()}, {"T", Index()}}, {"shape"}});
+  }
   // Resource variables and the dense optimizer updates (kernels/cuda/resource_kernels.cc):
   // handles live in host memory, values and hyperparameters in device memory (the update
   // kernels read the scalars on the GPU, as TF's do).

@@ -33,33 +33,11 @@ namespace {
 
 using CpuKernels = std::vector<std::pair<KernelDef, KernelFactory>>;
 
-// True when `node`'s type attrs satisfy `def`'s constraints: the rule KernelRegistry
-// applies (runtime/kernel_registry.cc), to pick among an op's CPU kernels.
-bool Matches(const KernelDef& def, const NodeDef& node) {
-  for (const auto& [attr, allowed] : def.type_constraints) {
-    const AttrValue* value = FindAttr(node, attr);
-    if (value == nullptr) return false;
-    auto ok = [&allowed](int t) {
-      return std::find(allowed.begin(), allowed.end(), static_cast<DataType>(t)) != allowed.end();
-    };
-    if (value->value_case() == AttrValue::kType) {
-      if (!ok(value->type())) return false;
-    } else if (value->value_case() == AttrValue::kList) {
-      for (int t : value->list().type()) {
-        if (!ok(t)) return false;
-      }
-    } else {
-      return false;
-    }
-  }
-  return true;
-}
-
 // The factory of the CPU kernel the registry would pick for `node` (entries are in
 // priority order), or nullptr.
 const KernelFactory* FindCpuFactory(const CpuKernels& cpu, const NodeDef& node) {
   for (const auto& [def, factory] : cpu) {
-    if (Matches(def, node)) return &factory;
+    if (KernelDefMatches(def, node)) return &factory;
   }
   return nullptr;
 }

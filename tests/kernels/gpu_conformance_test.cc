@@ -804,6 +804,23 @@ void AddTrainingKernels(std::vector<Case>* c, Inputs& in) {
   }
 }
 
+// The random ops with a fixed (seed, seed2): each kernel starts TF's Philox stream at the
+// same place, so the GPU's numbers are the CPU's.
+void AddRandom(std::vector<Case>* c) {
+  for (const char* op : {"RandomUniform", "RandomStandardNormal", "TruncatedNormal"}) {
+    for (DataType dtype : Types(op, "dtype")) {
+      for (DataType index : Types(op, "T")) {
+        Tensor shape = index == DT_INT32 ? Inputs::Vector<int32_t>({2, 3, 5})
+                                         : Inputs::Vector<int64_t>({2, 3, 5});
+        c->push_back({op, DataTypeString(dtype) + "[2,3,5] shape " + DataTypeString(index),
+                      {{"dtype", TypeAttr(dtype)}, {"T", TypeAttr(index)},
+                       {"seed", IntAttr(7)}, {"seed2", IntAttr(3)}},
+                      {shape}});
+      }
+    }
+  }
+}
+
 const std::vector<Case>& AllCases() {
   static const std::vector<Case>* cases = [] {
     auto* all = new std::vector<Case>();
@@ -813,6 +830,7 @@ const std::vector<Case>& AllCases() {
     AddVision(all, in);
     AddReductions(all, in);
     AddArray(all, in);
+    AddRandom(all);
     AddConvGradKernels(all, in);
     AddTrainingKernels(all, in);
     return all;

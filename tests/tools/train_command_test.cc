@@ -161,6 +161,25 @@ TEST_CASE("Data-parallel towers (--devices) train with TF's single-device losses
   CHECK(absl::StrContains(r.status.message(), "has a fixed batch dimension (16)"));
 }
 
+TEST_CASE("--devices with one device trains the whole graph there (a simulated GPU)") {
+  setenv("DFLOW_SIMULATED_GPUS", "1", 1);
+  const std::string zoo = "tests/data/training/mlp_any_batch_adam/";
+  const std::vector<double> tf = {1.8074065446853638, 1.5194343328475952, 1.278834581375122,
+                                  1.0886653661727905, 0.935050904750824};
+  Result r = Train({"--meta_graph=" + zoo + "model.meta", "--checkpoint=" + zoo + "init.ckpt",
+                    "--train_op=train", "--loss=loss:0", "--data=x:0=" + zoo + "feed.x_0.npy",
+                    "--data=labels:0=" + zoo + "feed.labels_0.npy", "--batch=16",
+                    "--epochs=5", "--shuffle=false", "--output=json", "--progress=none",
+                    "--devices=/gpu:0", "--config=log_device_placement: true"});
+  unsetenv("DFLOW_SIMULATED_GPUS");
+  INFO(r.status.ToString());
+  REQUIRE(r.status.ok());
+  CHECK(absl::StrContains(r.err, "the graph on /gpu:0"));
+  std::vector<double> ours = Losses(r.out);
+  REQUIRE(ours.size() == tf.size());
+  for (size_t i = 0; i < tf.size(); ++i) CHECK(ours[i] == Approx(tf[i]).epsilon(1e-5));
+}
+
 TEST_CASE("Towers with batch norm: per-tower statistics, moving averages from tower 0") {
   const std::string zoo = "tests/data/training/cnn_bn_any_batch_momentum/";
   Result r = Train({"--meta_graph=" + zoo + "model.meta", "--checkpoint=" + zoo + "init.ckpt",
