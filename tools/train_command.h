@@ -43,6 +43,9 @@
 //     each batch is split over the towers, their gradients are averaged and applied
 //     once to the one copy of the variables; the loss reported is the towers' mean.
 //     Evaluation runs on tower 0. (Add device_count to --config for several CPUs.)
+//     One device (--devices=/gpu:0) places the whole graph there instead, as
+//     `with tf.device(...)` around it (nodes naming a device keep it). Either way
+//     allow_soft_placement is on: ops without a kernel there fall back to the CPU.
 #ifndef DFLOW_TOOLS_TRAIN_COMMAND_H_
 #define DFLOW_TOOLS_TRAIN_COMMAND_H_
 
