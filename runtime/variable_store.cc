@@ -71,7 +71,12 @@ void VariableStore::Clear() {
     resources.swap(resources_);
     by_slot_.clear();
   }
-  // The values are released here, outside the lock.
+  // The values are released here, outside the store's lock; a resource someone still
+  // holds (shared ownership) loses its value too, since the memory under it is going.
+  for (auto& [key, resource] : resources) {
+    absl::MutexLock lock(&resource->mu);
+    resource->value = Tensor();
+  }
 }
 
 }  // namespace dflow

@@ -6,8 +6,8 @@
 // the session that owns the device. dflow does the same: each Device owns a
 // VariableStore, and devices are created per session.
 //
-// Ownership: the store owns its RefSlots; the pointers it hands out stay valid for the
-// store's lifetime (slots are never removed). Thread-safety: all methods are.
+// Ownership: the store owns its RefSlots; the pointers it hands out stay valid until the
+// store is cleared (Clear, when its device goes) or destroyed. Thread-safety: all methods are.
 #ifndef DFLOW_RUNTIME_VARIABLE_STORE_H_
 #define DFLOW_RUNTIME_VARIABLE_STORE_H_
 

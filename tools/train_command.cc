@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -325,7 +326,10 @@ absl::Status RunTrainCommand(const std::vector<std::string>& args, std::ostream&
   }
   // Ops without a kernel on the chosen devices (an initializer's random op, int32 shape
   // arithmetic on a GPU) fall back to the CPU, as under MirroredStrategy.
-  if (!devices.empty()) config.set_allow_soft_placement(true);
+  // An explicit allow_soft_placement in --config wins.
+  if (!devices.empty() && !absl::StrContains(flags.Get("config", ""), "allow_soft_placement")) {
+    config.set_allow_soft_placement(true);
+  }
   DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, NewSession(config));
   DFLOW_RETURN_IF_ERROR(session->Create(g.graph));
   DFLOW_RETURN_IF_ERROR(InitializeVariables(flags, g, session.get()));

@@ -13,6 +13,7 @@ DFLOW_SIMULATED_GPUS=1 it checks the same on a simulated GPU.
 """
 import glob
 import json
+import math
 import os
 import subprocess
 import sys
@@ -39,17 +40,25 @@ def main():
             "--loss=" + expected["loss"], "--batch=%d" % rows, "--steps=%d" % len(want),
             "--shuffle=false", "--output=json", "--progress=none", "--devices=" + device]
     args += ["--data=%s=%s" % (t, os.path.join(d, f)) for t, f in feeds.items()]
-    p = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    try:
+      p = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+      lines.append("%-32s FAILED timed out after 300 s" % name)
+      failed = True
+      continue
     if p.returncode != 0:
       lines.append("%-32s FAILED %s" % (name, (p.stderr or p.stdout).strip()[-300:]))
       failed = True
       continue
     got = json.loads(p.stdout.strip().splitlines()[-1])["losses"]
-    err = max(abs(g - w) / max(abs(w), 1e-6) for g, w in zip(got, want))
+    # A NaN must fail, not vanish in max(): non-finite losses count as infinite error.
+    errs = [abs(g - w) / max(abs(w), 1e-6) if math.isfinite(g) else math.inf
+            for g, w in zip(got, want)]
+    err = max(errs) if errs else math.inf
     ok = len(got) == len(want) and err <= 1e-4
     failed |= not ok
     lines.append("%-32s %s max rel err %.2g over %d steps" %
-                 (name, "ok" if ok else "MISMATCH", err, len(want)))
+                 (name, "ok" if ok else "MISMATCH", err, len(got)))
   print("\n".join(lines))
   with open(os.path.join(out_dir, "train_zoo.txt"), "w") as f:
     f.write("\n".join(lines) + "\n")

@@ -40,28 +40,37 @@ class HostComputedKernel : public CudaOpKernel {
     OpKernelContext host_ctx(params, ctx->num_outputs());
     cpu_kernel_->Compute(&host_ctx);
     OP_REQUIRES_OK(ctx, host_ctx.status());
-    // The host outputs stay alive until their uploads are done: a host function queued
-    // behind the copies releases them.
-    auto keep = std::make_unique<std::vector<Tensor>>();
-    for (int i = 0; i < ctx->num_outputs(); ++i) {
+    // The host outputs stay alive until their uploads are done: a ThenExecute callback
+    // queued behind the copies holds them (it runs on the stream's callback thread, also
+    // after a stream error). On a failed enqueue the stream is drained first, so that no
+    // queued copy outlives its source.
+    std::vector<Tensor> uploading;
+    absl::Status status;
+    for (int i = 0; i < ctx->num_outputs() && status.ok(); ++i) {
       const Tensor& host = *host_ctx.mutable_output(i);
-      OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(i, host.shape()));
-      if (host.TotalBytes() == 0) continue;
-      OP_REQUIRES_OK(ctx, LaunchStatus(*ctx, cudaMemcpyAsync(out->raw_data(), host.raw_data(),
-                                                             host.TotalBytes(),
-                                                             cudaMemcpyHostToDevice, stream())));
-      keep->push_back(host);
+      absl::StatusOr<Tensor*> out = ctx->allocate_output(i, host.shape());
+      status = out.status();
+      if (!status.ok() || host.TotalBytes() == 0) continue;
+      status = LaunchStatus(*ctx, cudaMemcpyAsync((*out)->raw_data(), host.raw_data(),
+                                                  host.TotalBytes(), cudaMemcpyHostToDevice,
+                                                  stream()));
+      if (status.ok()) uploading.push_back(host);
     }
-    if (keep->empty()) return;
-    OP_REQUIRES_OK(ctx, LaunchStatus(*ctx, cudaLaunchHostFunc(stream(), &Release, keep.get())));
-    keep.release();  // owned by the host function from here
+    if (!uploading.empty()) {
+      const absl::Status held = gpu()->compute_stream()->ThenExecute(
+          [uploading](const absl::Status&) {});
+      if (!held.ok()) {
+        gpu()->compute_stream()->BlockHostUntilDone().IgnoreError();
+        if (status.ok()) status = held;
+      }
+    }
+    if (!status.ok()) {
+      if (!uploading.empty()) gpu()->compute_stream()->BlockHostUntilDone().IgnoreError();
+      ctx->SetStatus(status);
+    }
   }
 
  private:
-  static void Release(void* tensors) {
-    std::unique_ptr<std::vector<Tensor>> owned(static_cast<std::vector<Tensor>*>(tensors));
-  }
-
   std::unique_ptr<OpKernel> cpu_kernel_;
   std::unique_ptr<CpuDevice> host_;
 };

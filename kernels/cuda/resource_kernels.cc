@@ -140,14 +140,37 @@ class AddToVariableOp : public CudaOpKernel {
   }
 };
 
+struct ApplyRule {
+  const char* op;
+  OptimizerRule rule;
+  int num_slots, grad_index;
+  int num_scalars;  // what the device rule reads (optimizer_kernels.cu)
+};
+
+// TF's input orders (optimizer_functors.h names each rule's slots and gradient).
+constexpr ApplyRule kApplyRules[] = {
+    {"ResourceApplyMomentum", OptimizerRule::kMomentum, 2, 3, 2},
+    {"ResourceApplyKerasMomentum", OptimizerRule::kKerasMomentum, 2, 3, 2},
+    {"ResourceApplyAdam", OptimizerRule::kAdam, 3, 9, 6},
+    {"ResourceApplyRMSProp", OptimizerRule::kRMSProp, 3, 7, 4},
+    {"ResourceApplyCenteredRMSProp", OptimizerRule::kCenteredRMSProp, 4, 8, 4},
+    {"ResourceApplyAdagrad", OptimizerRule::kAdagrad, 2, 3, 1},
+    {"ResourceApplyAdagradV2", OptimizerRule::kAdagradV2, 2, 4, 2},
+};
+
 // A dense ResourceApply* op: `num_slots` resource inputs (the variable first), the
 // gradient at `grad_index`, every other input a scalar hyperparameter.
 template <typename T>
 class ApplyOp : public CudaOpKernel {
  public:
-  ApplyOp(OpKernelConstruction* ctx, OptimizerRule rule, int num_slots, int grad_index)
-      : CudaOpKernel(ctx), rule_(rule), num_slots_(num_slots), grad_index_(grad_index),
-        names_(InputNames(*ctx)) {
+  ApplyOp(OpKernelConstruction* ctx, const ApplyRule& rule)
+      : CudaOpKernel(ctx), rule_(rule.rule), num_slots_(rule.num_slots),
+        grad_index_(rule.grad_index), names_(InputNames(*ctx)) {
+    // The device rule reads exactly this many scalar pointers.
+    OP_REQUIRES(ctx, ctx->op_def().input_arg_size() - num_slots_ - 1 == rule.num_scalars,
+                absl::InternalError(absl::StrCat(rule.op, " '", ctx->name(), "': ",
+                                                 ctx->op_def().input_arg_size(), " inputs, the GPU rule ",
+                                                 "expects ", rule.num_scalars, " scalars")));
     optimizer::Args<T> attrs;
     OP_REQUIRES_OK(ctx, ReadApplyAttrs(*ctx, &attrs));
     nesterov_ = attrs.nesterov;
@@ -194,23 +217,6 @@ class ApplyOp : public CudaOpKernel {
   const std::vector<std::string> names_;
   bool nesterov_ = false;
   bool update_slots_ = true;
-};
-
-struct ApplyRule {
-  const char* op;
-  OptimizerRule rule;
-  int num_slots, grad_index;
-};
-
-// TF's input orders (optimizer_functors.h names each rule's slots and gradient).
-constexpr ApplyRule kApplyRules[] = {
-    {"ResourceApplyMomentum", OptimizerRule::kMomentum, 2, 3},
-    {"ResourceApplyKerasMomentum", OptimizerRule::kKerasMomentum, 2, 3},
-    {"ResourceApplyAdam", OptimizerRule::kAdam, 3, 9},
-    {"ResourceApplyRMSProp", OptimizerRule::kRMSProp, 3, 7},
-    {"ResourceApplyCenteredRMSProp", OptimizerRule::kCenteredRMSProp, 4, 8},
-    {"ResourceApplyAdagrad", OptimizerRule::kAdagrad, 2, 3},
-    {"ResourceApplyAdagradV2", OptimizerRule::kAdagradV2, 2, 4},
 };
 
 // The kernel `op` has on the CPU, which the GPU reuses (ReadVariableOp, AssignVariableOp).
@@ -261,10 +267,13 @@ KernelFactory TypedFactory(const char* attr) {
 KernelFactory ApplyFactory(const ApplyRule& r) {
   return [r](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
     DataType t = DT_INVALID;
-    if (c->GetAttr("T", &t).ok() && t == DT_DOUBLE) {
-      return std::make_unique<ApplyOp<double>>(c, r.rule, r.num_slots, r.grad_index);
-    }
-    return std::make_unique<ApplyOp<float>>(c, r.rule, r.num_slots, r.grad_index);
+    if (!c->GetAttr("T", &t).ok()) t = DT_INVALID;
+    if (t == DT_FLOAT) return std::make_unique<ApplyOp<float>>(c, r);
+    if (t == DT_DOUBLE) return std::make_unique<ApplyOp<double>>(c, r);
+    c->SetStatus(absl::InternalError(absl::StrCat(r.op, " '", c->name(),
+                                                  "': no CUDA kernel for ",
+                                                  DataTypeString(t))));
+    return nullptr;
   };
 }
 

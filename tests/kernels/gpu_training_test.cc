@@ -187,6 +187,11 @@ void CheckReadsAndAssignments() {
                          {v.handle(), Const(s, 0.5f), Const(s, {2.f, 2.f, 2.f})});
   Operation added = AddOp(s.WithOpName("add"), "AssignAddVariableOp",
                           {v.handle(), Const(s, {10.f, 10.f, 10.f})});
+  Operation subtracted = AddOp(s.WithOpName("sub"), "AssignSubVariableOp",
+                               {v.handle(), Const(s, {1.f, 2.f, 4.f})});
+  // An update whose delta is the variable's own value (the same buffer): doubles it.
+  Operation doubled = AddOp(s.WithOpName("double"), "AssignAddVariableOp",
+                            {v.handle(), v.Read(s.WithOpName("self"))});
   Output initialized = AddOp(s.WithOpName("is_init"), "VarIsInitializedOp", {v.handle()})
                            .output(0);
   auto session = ClientSession::Create(root);
@@ -206,6 +211,11 @@ void CheckReadsAndAssignments() {
   REQUIRE((*session)->Run({v.Read(root)}, &out).ok());
   CheckClose(std::vector<float>(out[0].flat<float>().begin(), out[0].flat<float>().end()),
              {10.f, 11.f, 12.f});
+  REQUIRE((*session)->Run({}, {}, {subtracted}, &out).ok());
+  REQUIRE((*session)->Run({}, {}, {doubled}, &out).ok());
+  REQUIRE((*session)->Run({v.Read(root)}, &out).ok());
+  CheckClose(std::vector<float>(out[0].flat<float>().begin(), out[0].flat<float>().end()),
+             {18.f, 18.f, 16.f});
 }
 
 TEST_CASE("Training steps on a simulated GPU match the CPU, variables on the GPU",
