@@ -167,10 +167,11 @@ class ApplyOp : public CudaOpKernel {
       : CudaOpKernel(ctx), rule_(rule.rule), num_slots_(rule.num_slots),
         grad_index_(rule.grad_index), names_(InputNames(*ctx)) {
     // The device rule reads exactly this many scalar pointers.
-    OP_REQUIRES(ctx, ctx->op_def().input_arg_size() - num_slots_ - 1 == rule.num_scalars,
-                absl::InternalError(absl::StrCat(rule.op, " '", ctx->name(), "': ",
-                                                 ctx->op_def().input_arg_size(), " inputs, the GPU rule ",
-                                                 "expects ", rule.num_scalars, " scalars")));
+    const int inputs = ctx->op_def().input_arg_size();
+    OP_REQUIRES(ctx, inputs - num_slots_ - 1 == rule.num_scalars,
+                absl::InternalError(absl::StrCat(rule.op, " '", ctx->name(), "': ", inputs,
+                                                 " inputs, the GPU rule expects ",
+                                                 rule.num_scalars, " scalars")));
     optimizer::Args<T> attrs;
     OP_REQUIRES_OK(ctx, ReadApplyAttrs(*ctx, &attrs));
     nesterov_ = attrs.nesterov;

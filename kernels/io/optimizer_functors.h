@@ -238,7 +238,8 @@ struct Adagrad {
   static constexpr int kGrad = 3;
   template <typename T, Form kForm>
   struct Step {
-    DFLOW_HOST_DEVICE explicit Step(const Args<T>& a) : lr(a.scalar[0]), update_slots(a.update_slots) {}
+    DFLOW_HOST_DEVICE explicit Step(const Args<T>& a)
+        : lr(a.scalar[0]), update_slots(a.update_slots) {}
     DFLOW_HOST_DEVICE void operator()(T* const* s, int64_t i, T g) const {
       T& var = s[0][i];
       T& accum = s[1][i];
