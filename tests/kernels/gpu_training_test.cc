@@ -218,11 +218,72 @@ void CheckReadsAndAssignments() {
              {18.f, 18.f, 16.f});
 }
 
+// Update ops no builder optimizer emits (Keras momentum, AdagradV2, Adagrad without slot
+// updates, Adam with Nesterov), 3 steps on `device`: the variable and its slots after.
+std::vector<std::vector<float>> ApplyRaw(const std::string& device, const std::string& op,
+                                         const AttrMap& attrs) {
+  Scope root = Scope::NewRootScope();
+  Scope s = root.WithDevice(device);
+  Variable var = Variable::Create(s.WithOpName("var"), {1.f, -2.f, 3.f});
+  Variable a = Variable::Create(s.WithOpName("a"), {0.1f, 0.2f, 0.3f});
+  Variable b = Variable::Create(s.WithOpName("b"), {0.5f, 0.25f, 0.125f});
+  Output grad = Const(s, {0.3f, -0.6f, 0.9f});
+  std::vector<OpArg> args;
+  if (op == "ResourceApplyKerasMomentum") {
+    args = {var.handle(), a.handle(), Const(s, 0.1f), grad, Const(s, 0.9f)};
+  } else if (op == "ResourceApplyAdagradV2") {
+    args = {var.handle(), a.handle(), Const(s, 0.1f), Const(s, 1e-3f), grad};
+  } else if (op == "ResourceApplyAdagrad") {
+    args = {var.handle(), a.handle(), Const(s, 0.1f), grad};
+  } else {  // ResourceApplyAdam
+    args = {var.handle(), a.handle(), b.handle(), Const(s, 0.9f), Const(s, 0.999f),
+            Const(s, 0.01f), Const(s, 0.9f), Const(s, 0.999f), Const(s, 1e-7f), grad};
+  }
+  Operation step = AddOp(s.WithOpName("step"), op, args, attrs);
+  auto session = ClientSession::Create(root);
+  REQUIRE(session.ok());
+  std::vector<Tensor> out;
+  REQUIRE((*session)->Run({}, {}, {var.initializer(), a.initializer(), b.initializer()}, &out)
+              .ok());
+  for (int i = 0; i < 3; ++i) {
+    absl::Status status = (*session)->Run({}, {}, {step}, &out);
+    INFO(status.ToString());
+    REQUIRE(status.ok());
+  }
+  std::vector<std::vector<float>> values;
+  for (const Variable& v : {var, a, b}) {
+    REQUIRE((*session)->Run({v.Read(root)}, &out).ok());
+    values.emplace_back(out[0].flat<float>().begin(), out[0].flat<float>().end());
+  }
+  return values;
+}
+
+void CheckRawApplyOps() {
+  const std::vector<std::pair<std::string, AttrMap>> cases = {
+      {"ResourceApplyKerasMomentum", {{"use_nesterov", BoolAttr(false)}}},
+      {"ResourceApplyKerasMomentum", {{"use_nesterov", BoolAttr(true)}}},
+      {"ResourceApplyAdagradV2", {}},
+      {"ResourceApplyAdagrad", {{"update_slots", BoolAttr(false)}}},
+      {"ResourceApplyAdam", {{"use_nesterov", BoolAttr(true)}}},
+  };
+  for (const auto& [op, attrs] : cases) {
+    INFO(op);
+    std::vector<std::vector<float>> cpu = ApplyRaw("/cpu:0", op, attrs);
+    std::vector<std::vector<float>> gpu = ApplyRaw("/gpu:0", op, attrs);
+    for (size_t v = 0; v < cpu.size(); ++v) {
+      INFO("variable " << v);
+      CheckClose(gpu[v], cpu[v]);
+    }
+    CHECK(cpu[0] != std::vector<float>{1.f, -2.f, 3.f});  // it moved
+  }
+}
+
 TEST_CASE("Training steps on a simulated GPU match the CPU, variables on the GPU",
           "[gpu_training][sim]") {
   testing::ScopedEnv env("DFLOW_SIMULATED_GPUS", "1");
   CheckEveryOptimizer();
   CheckReadsAndAssignments();
+  CheckRawApplyOps();
 }
 
 TEST_CASE("Training steps on a CUDA GPU match the CPU, variables on the GPU", "[.][cuda]") {
@@ -230,6 +291,7 @@ TEST_CASE("Training steps on a CUDA GPU match the CPU, variables on the GPU", "[
   testing::ScopedEnv env("DFLOW_SIMULATED_GPUS", std::nullopt);
   CheckEveryOptimizer();
   CheckReadsAndAssignments();
+  CheckRawApplyOps();
 }
 
 }  // namespace
