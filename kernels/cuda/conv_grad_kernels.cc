@@ -25,7 +25,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/status_macros.h"
+#include "kernels/cpu/array_util.h"
 #include "kernels/cpu/conv_attrs.h"
+#include "kernels/cpu/conv_backprop_dims.h"
 #include "kernels/cpu/window_geometry.h"
 #include "kernels/cuda/conv_grad_launchers.h"
 #include "kernels/cuda/cuda_kernel_util.h"
@@ -68,7 +70,8 @@ absl::Status NhwcOnly(OpKernelConstruction* c, const ImageLayout& layout) {
       absl::StrCat(c->def().op(), " on a CUDA GPU supports data_format NHWC only, not NCHW"));
 }
 
-// kernels/cpu/conv_backprop_dims.h's ReadSizeVector (the sizes are a HostMemory arg).
+// kernels/cpu/conv_backprop_dims.h's ReadSizeVector, read through ReadIndexTensor: the sizes
+// are a HostMemory arg, but one left in device memory is copied back rather than misread.
 absl::StatusOr<std::vector<int64_t>> ReadSizeVector(CudaGpuDevice* gpu, const Tensor& sizes,
                                                     absl::string_view op,
                                                     absl::string_view what) {
@@ -77,27 +80,6 @@ absl::StatusOr<std::vector<int64_t>> ReadSizeVector(CudaGpuDevice* gpu, const Te
                                                    sizes.shape().dims()));
   }
   return ReadIndexTensor(gpu, sizes);
-}
-
-// kernels/cpu/conv_backprop_dims.h's CheckBackpropDim.
-absl::Status CheckBackpropDim(absl::string_view label, Padding padding, int spatial_dim,
-                              int64_t out_size, WindowDim* d) {
-  DFLOW_RETURN_IF_ERROR(ComputeWindow(padding, d));
-  if (d->output == out_size) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      label, "Size of out_backprop doesn't match computed: actual = ", out_size,
-      ", computed = ", d->output, " spatial_dim: ", spatial_dim, " input: ", d->input,
-      " filter: ", d->size, " output: ", out_size, " stride: ", d->stride,
-      " dilation: ", d->dilation));
-}
-
-// kernels/cpu/array_util.h's OutputShape.
-absl::StatusOr<TensorShape> OutputShape(const OpKernelContext& ctx,
-                                        const std::vector<int64_t>& dims) {
-  absl::StatusOr<TensorShape> shape = TensorShape::Make(dims);
-  if (shape.ok()) return shape;
-  return OpError(ctx, "output shape [", absl::StrJoin(dims, ","), "] is invalid: ",
-                 shape.status().message());
 }
 
 // ---- Convolution gradients. ----

@@ -49,20 +49,8 @@ absl::Status MakeWritableOnGpu(OpKernelContext* ctx, cudaStream_t stream, Tensor
 class VarHandleOp : public CudaOpKernel {
  public:
   explicit VarHandleOp(OpKernelConstruction* ctx) : CudaOpKernel(ctx) {
-    std::string container, shared_name;
-    DataType dtype = DT_INVALID;
-    PartialShape shape;
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("container", &container));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("shared_name", &shared_name));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("dtype", &dtype));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("shape", &shape));
+    OP_REQUIRES_OK(ctx, VarHandleFromAttrs(ctx, &handle_));
     handle_.set_device(ctx->device()->name());
-    handle_.set_container(container);
-    handle_.set_name(shared_name.empty() ? ctx->name() : shared_name);  // TF's rule
-    handle_.set_maybe_type_name("N10tensorflow3VarE");
-    auto* dtype_and_shape = handle_.add_dtypes_and_shapes();
-    dtype_and_shape->set_dtype(dtype);
-    *dtype_and_shape->mutable_shape() = shape.ToProto();
   }
 
  protected:

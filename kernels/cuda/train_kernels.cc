@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_join.h"
 #include "graph/status_macros.h"
+#include "kernels/cpu/array_util.h"
 #include "kernels/cuda/cuda_kernel_util.h"
 #include "kernels/cuda/register_cuda_kernels.h"
 #include "kernels/cuda/train_launchers.h"
@@ -52,10 +53,6 @@ bool DispatchBySize(DataType dtype, Fn&& fn) {
 
 absl::Status Unsupported(const OpKernelContext& ctx, DataType dtype) {
   return OpError(ctx, "no CUDA kernel for dtype ", DataTypeString(dtype));
-}
-
-std::string DimsText(absl::Span<const int64_t> dims) {
-  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
 }
 
 // Row-major element strides of `shape`.
@@ -437,7 +434,7 @@ class SelectV2OpKernel final : public CudaOpKernel {
       }
       if (r == kMaxBroadcastRank) {
         return absl::UnimplementedError(absl::StrCat(
-            "SelectV2 on a CUDA GPU: broadcasting to ", DimsText(dims), " needs more than ",
+            "SelectV2 on a CUDA GPU: broadcasting to ", DimsString(dims), " needs more than ",
             kMaxBroadcastRank, " collapsed dims"));
       }
       index.dims[r] = dims[d];
@@ -507,16 +504,6 @@ void RunGather(OpKernelContext* ctx, cudaStream_t stream, const Tensor& input,
   OP_REQUIRES_OK(ctx, LaunchStatus(*ctx, error));
 }
 
-// The output shape of `dims`, with the CPU's text (array_util.cc OutputShape).
-absl::StatusOr<TensorShape> OutputShape(const OpKernelContext& ctx,
-                                        const std::vector<int64_t>& dims) {
-  absl::StatusOr<TensorShape> shape = TensorShape::Make(dims);
-  if (!shape.ok()) {
-    return OpError(ctx, "output shape ", DimsText(dims), " is invalid: ", shape.status().message());
-  }
-  return shape;
-}
-
 class BroadcastToOpKernel final : public CudaOpKernel {
  public:
   using CudaOpKernel::CudaOpKernel;
@@ -532,7 +519,7 @@ class BroadcastToOpKernel final : public CudaOpKernel {
     for (int64_t d : dims) {
       OP_REQUIRES(ctx, d >= 0, OpError(*ctx, "Dimension ", d, " must be >= 0"));
       OP_REQUIRES(ctx, !__builtin_mul_overflow(product, d, &product),
-                  OpError(*ctx, "Shape ", DimsText(dims),
+                  OpError(*ctx, "Shape ", DimsString(dims),
                           " would have more than 2**63 - 1 elements"));
     }
     OP_ASSIGN_OR_RETURN(ctx, const TensorShape shape, OutputShape(*ctx, dims));
@@ -708,14 +695,14 @@ class TransposeOpKernel final : public CudaOpKernel {
     for (int i = 0; i < rank; ++i) {
       if (values[i] < 0 || values[i] >= rank) {
         return OpError(*ctx, values[i], " is out of range [0 .. ", rank, ") in perm ",
-                       DimsText(values), input_shape);
+                       DimsString(values), input_shape);
       }
       perm[i] = static_cast<int>(values[i]);
       seen[perm[i]] = true;
     }
     for (int i = 0; i < rank; ++i) {
       if (!seen[i]) {
-        return OpError(*ctx, i, " is missing from perm ", DimsText(values), input_shape);
+        return OpError(*ctx, i, " is missing from perm ", DimsString(values), input_shape);
       }
     }
     return perm;

@@ -1,6 +1,9 @@
 #include "kernels/io/resource_handle_input.h"
 
+#include <string>
+
 #include "absl/strings/str_cat.h"
+#include "graph/partial_shape.h"
 #include "graph/status_macros.h"
 #include "kernels/cpu/kernel_util.h"
 
@@ -31,6 +34,23 @@ absl::StatusOr<std::shared_ptr<VariableStore::ResourceVariable>> FindVariableInp
       ctx.device()->variables()->FindResource(h->container(), h->name());
   if (var == nullptr) return VariableNotFound(*h);
   return var;
+}
+
+absl::Status VarHandleFromAttrs(OpKernelConstruction* ctx, ResourceHandleProto* handle) {
+  std::string container, shared_name;
+  DataType dtype = DT_INVALID;
+  PartialShape shape;
+  DFLOW_RETURN_IF_ERROR(ctx->GetAttr("container", &container));
+  DFLOW_RETURN_IF_ERROR(ctx->GetAttr("shared_name", &shared_name));
+  DFLOW_RETURN_IF_ERROR(ctx->GetAttr("dtype", &dtype));
+  DFLOW_RETURN_IF_ERROR(ctx->GetAttr("shape", &shape));
+  handle->set_container(container);
+  handle->set_name(shared_name.empty() ? ctx->name() : shared_name);
+  handle->set_maybe_type_name("N10tensorflow3VarE");
+  auto* dtype_and_shape = handle->add_dtypes_and_shapes();
+  dtype_and_shape->set_dtype(dtype);
+  *dtype_and_shape->mutable_shape() = shape.ToProto();
+  return absl::OkStatus();
 }
 
 }  // namespace dflow

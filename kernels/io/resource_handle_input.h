@@ -16,6 +16,10 @@ namespace dflow {
 // The handle of input `index`, checked to be a scalar resource.
 absl::StatusOr<const ResourceHandleProto*> HandleInput(const OpKernelContext& ctx, int index);
 
+// A VarHandleOp's handle from its attrs (container, shared_name — empty means the node's
+// name, as in TF — dtype and shape), without the device, which the kernel sets.
+absl::Status VarHandleFromAttrs(OpKernelConstruction* ctx, ResourceHandleProto* handle);
+
 // TF 2.21's FAILED_PRECONDITION for a variable that does not exist (never assigned, or
 // destroyed).
 absl::Status VariableNotFound(const ResourceHandleProto& h);

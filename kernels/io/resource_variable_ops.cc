@@ -32,20 +32,7 @@ using ResourceVariable = VariableStore::ResourceVariable;
 class VarHandleOp : public CheapOpKernel {
  public:
   explicit VarHandleOp(OpKernelConstruction* ctx) : CheapOpKernel(ctx) {
-    std::string container, shared_name;
-    DataType dtype = DT_INVALID;
-    PartialShape shape;
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("container", &container));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("shared_name", &shared_name));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("dtype", &dtype));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("shape", &shape));
-    handle_.set_container(container);
-    // TF: an empty shared_name means the node's name.
-    handle_.set_name(shared_name.empty() ? ctx->name() : shared_name);
-    handle_.set_maybe_type_name("N10tensorflow3VarE");
-    auto* dtype_and_shape = handle_.add_dtypes_and_shapes();
-    dtype_and_shape->set_dtype(dtype);
-    *dtype_and_shape->mutable_shape() = shape.ToProto();
+    OP_REQUIRES_OK(ctx, VarHandleFromAttrs(ctx, &handle_));
   }
 
   void Compute(OpKernelContext* ctx) override {
