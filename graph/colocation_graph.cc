@@ -17,7 +17,6 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "graph/device_name.h"
-#include "graph/control_flow.h"
 #include "graph/status_macros.h"
 #include "graph/types.h"
 
@@ -224,27 +223,7 @@ absl::Status ColocationGraph::Initialize() {
   }
   DFLOW_RETURN_IF_ERROR(ColocateRefEdges());
   DFLOW_RETURN_IF_ERROR(ColocateClassGroups());
-  ColocateLoops();
   return absl::OkStatus();
-}
-
-// TF instead rewrites loops that span devices (AddControlFlow); dflow keeps each loop on
-// one device. A node that cannot join (conflicting pins, no common device type) is left
-// alone: the partitioner then reports the split loop clearly.
-void ColocationGraph::ColocateLoops() {
-  if (!HasControlFlow(graph_)) return;
-  absl::StatusOr<ControlFlowInfo> info = BuildControlFlowInfo(graph_);
-  if (!info.ok()) return;  // malformed loops are reported when the graph is run
-  std::vector<const Node*> anchor(info->frames.size(), nullptr);
-  for (const Node* node : graph_.nodes()) {
-    const int loop = OutermostLoop(*info, *node);
-    if (loop == 0) continue;
-    if (anchor[loop] == nullptr) {
-      anchor[loop] = node;
-    } else if (ColocateNodes(*node, *anchor[loop]).ok() && info_[node->id()].link.empty()) {
-      info_[node->id()].link = absl::StrCat("in the while loop of '", anchor[loop]->name(), "'");
-    }
-  }
 }
 
 // Rules 2 and 3 for one node.

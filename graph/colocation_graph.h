@@ -115,9 +115,6 @@ class ColocationGraph {
   absl::Status ColocateRefEdge(const Node& src, const Node& dst, DataType type);
   absl::Status ReconcileAcrossRefEdge(const Node& src, const Node& dst);
   absl::Status ColocateClassGroups();
-  // Joins each while loop's nodes into one group where possible (dflow runs a loop on
-  // one device; graph/control_flow.h).
-  void ColocateLoops();
   absl::Status ColocateWithGroup(const Node& node, const std::string& group,
                                  absl::flat_hash_map<std::string, const Node*>* roots);
   absl::Status ColocateNodes(const Node& x, const Node& y);

@@ -123,26 +123,4 @@ absl::StatusOr<ControlFlowInfo> BuildControlFlowInfo(const Graph& graph) {
   return info;
 }
 
-absl::Status CheckLoopsOnOneDevice(const Graph& graph) {
-  if (!HasControlFlow(graph)) return absl::OkStatus();
-  DFLOW_ASSIGN_OR_RETURN(const ControlFlowInfo info, BuildControlFlowInfo(graph));
-  std::vector<const Node*> anchor(info.frames.size(), nullptr);
-  for (const Node* node : graph.nodes()) {
-    const int loop = OutermostLoop(info, *node);
-    if (loop == 0) continue;
-    const Node*& first = anchor[loop];
-    if (first == nullptr) {
-      first = node;
-    } else if (first->assigned_device() != node->assigned_device()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Node '", node->name(), "' (on ", node->assigned_device(), ") and node '",
-          first->name(), "' (on ", first->assigned_device(), ") are in the same while loop (frame '",
-          info.frames[loop].name,
-          "'), but dflow runs each while loop on one device: place all of the loop's nodes "
-          "on one device"));
-    }
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace dflow

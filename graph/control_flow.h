@@ -12,7 +12,7 @@
 //     without a frame name, and a node reachable from no root are INVALID_ARGUMENT.
 //
 // graph/ only: used by the executor (per-frame iteration state) and by the partitioner
-// (dflow runs a loop on one device). Pure functions; the Graph is only read.
+// (per-device control loops for frames that span devices, partition.h rule 9). Pure functions; the Graph is only read.
 #ifndef DFLOW_GRAPH_CONTROL_FLOW_H_
 #define DFLOW_GRAPH_CONTROL_FLOW_H_
 
@@ -55,10 +55,6 @@ absl::StatusOr<ControlFlowInfo> BuildControlFlowInfo(const Graph& graph);
 // an index into info.frames; 0 when the node is in no loop.
 int OutermostLoop(const ControlFlowInfo& info, const Node& node);
 
-// dflow has no cross-device loop machinery (TF's AddControlFlow), so every node of a
-// loop frame, its Enters included, must share one assigned device. INVALID_ARGUMENT
-// naming two nodes, their devices and the frame otherwise. OK for graphs without loops.
-absl::Status CheckLoopsOnOneDevice(const Graph& graph);
 
 }  // namespace dflow
 

@@ -44,7 +44,8 @@ MemoryTypes HostMemoryTypes(const KernelSupport& kernels, const Node& node) {
   types.host_inputs.assign(node.num_inputs(), false);
   types.host_outputs.assign(node.num_outputs(), false);
   absl::StatusOr<DeviceName> device = ParseDeviceName(node.assigned_device());
-  if (!device.ok() || !device->type.has_value()) return types;
+  // On the CPU, device memory is host memory: nothing to tell apart.
+  if (!device.ok() || !device->type.has_value() || *device->type == "CPU") return types;
   const std::vector<std::string> host_args = kernels.HostMemoryArgs(node.def(), *device->type);
   if (host_args.empty()) return types;
   std::vector<bool> in = Flags(node.def(), node.op_def().input_arg(), host_args, node.num_inputs());

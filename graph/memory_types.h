@@ -8,10 +8,10 @@
 // with `_HostSend`/`_HostRecv`, so no device copy is made for it. Everything else is
 // device memory (on the CPU, device memory is host memory).
 //
-// Not modelled (TF does it; dflow's simulated GPUs do not need it, a CUDA backend will):
-// TF's rule that int32 args of accelerator kernels always live in host memory, and
-// host/device mismatches between two nodes on the SAME device (TF's EnsureMemoryTypes
-// inserts a same-device _Send/_HostRecv pair there).
+// On the CPU every arg is host memory (all flags false: nothing to tell apart). A
+// device-memory output feeding a host-memory input on the same accelerator is copied by
+// the partitioner (partition.h rule 10). Not modelled: TF's rule that int32 args of
+// accelerator kernels always live in host memory.
 #ifndef DFLOW_GRAPH_MEMORY_TYPES_H_
 #define DFLOW_GRAPH_MEMORY_TYPES_H_
 

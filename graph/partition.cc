@@ -1,6 +1,8 @@
 #include "graph/partition.h"
 
 #include <algorithm>
+#include <initializer_list>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -8,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "graph/control_flow.h"
+#include "graph/device_name.h"
 #include "graph/memory_types.h"
 #include "graph/status_macros.h"
 
@@ -77,7 +80,20 @@ FunctionDefLibrary ReachableLibrary(const FunctionDefLibrary& library, const Gra
   return result;
 }
 
-// Builds the partitions (rules 1-5, 7). One instance per PartitionGraph call.
+// What one `_Send`/`_Recv` pair moves: an edge of the graph, or the predicate a
+// control loop reads (rule 9).
+struct CopySpec {
+  const Node* src = nullptr;
+  int slot = 0;                   // kControlSlot: a control edge (rule 4)
+  std::string dst_device;
+  DataType dtype = DT_FLOAT;      // base dtype; float for control edges
+  bool host_send = false;         // rule 8
+  bool host_recv = false;
+  std::string tensor_name;
+  int frame = 0;                  // the frame the value crosses in (rule 9); 0: root
+};
+
+// Builds the partitions (rules 1-5, 7-10). One instance per PartitionGraph call.
 class Partitioner {
  public:
   Partitioner(const PartitionOptions& options, const Graph& graph)
@@ -93,17 +109,28 @@ class Partitioner {
     NodeDef* recv = nullptr;
   };
 
-  void AddNode(const Node& dst);
-  // The name dst reads `e` through, creating or reusing a pair (rule 3). A new ref pair's
-  // `_Recv` is appended to `ref_recvs`.
-  std::string ReaderFor(const Edge& e, std::vector<NodeDef*>* ref_recvs);
-  CopyPair AddCopyPair(const Edge& e, bool host_recv);
+  absl::Status AddNode(const Node& dst);
+  // The name dst reads `e` through, creating or reusing a pair (rule 3; rule 10 for a
+  // same-device edge). A new ref pair's `_Recv` is appended to `ref_recvs`.
+  absl::StatusOr<std::string> ReaderFor(const Edge& e, std::vector<NodeDef*>* ref_recvs);
+  CopySpec SpecFor(const Edge& e, bool host_recv);
+  absl::StatusOr<CopyPair> AddCopyPair(const CopySpec& spec);
   // Rule 8: whether the edge's source output / destination input is host memory.
   bool SendsFromHost(const Edge& e);
   bool ReceivesIntoHost(const Edge& e);
+  // Rule 10: a same-device data edge from device memory into a host-memory input.
+  bool NeedsHostCopy(const Edge& e);
   const MemoryTypes& TypesOf(const Node& node);
+  // Rule 9: the frame a value of `e` crosses in: the frame `e`'s source hands its
+  // outputs to (an Enter's is the loop it opens, an Exit's the loop's parent).
+  int EdgeFrame(const Edge& e) const;
+  // Rule 9: the Merge of `frame`'s control loop on `device`, built on first use.
+  absl::StatusOr<std::string> ControlLoopMerge(int frame, const std::string& device);
+  absl::StatusOr<std::string> LoopPredicate(int frame, const std::string& device);
   NodeDef* AddCopyNode(const std::string& device, const std::string& src, const char* op);
-  void SetSendRecvAttrs(const Edge& e, NodeDef* node) const;
+  NodeDef* AddLoopNode(const std::string& device, const std::string& prefix, const char* op,
+                       std::initializer_list<std::string> inputs);
+  void SetSendRecvAttrs(const CopySpec& spec, NodeDef* node) const;
   std::string NewName(const std::string& prefix);
 
   const PartitionOptions& options_;
@@ -113,6 +140,11 @@ class Partitioner {
   std::map<int, MemoryTypes> memory_types_;  // by node id, computed on first use
   std::set<std::string> new_names_;         // default new_name's names so far
   int name_counter_ = 0;
+  // Rule 9: the graph's frames (when it has loops), each frame's LoopCond, and the
+  // control loops built so far: (frame, device) -> their Merge.
+  std::optional<ControlFlowInfo> frames_;
+  std::map<int, const Node*> loop_conds_;
+  std::map<std::pair<int, std::string>, std::string> control_loops_;
 };
 
 absl::StatusOr<std::map<std::string, GraphDef>> Partitioner::Run() {
@@ -123,8 +155,13 @@ absl::StatusOr<std::map<std::string, GraphDef>> Partitioner::Run() {
                        "before partitioning it"));
     }
   }
-  DFLOW_RETURN_IF_ERROR(CheckLoopsOnOneDevice(graph_));
-  for (const Node* node : graph_.nodes()) AddNode(*node);
+  if (HasControlFlow(graph_)) {
+    DFLOW_ASSIGN_OR_RETURN(frames_, BuildControlFlowInfo(graph_));
+    for (const Node* node : graph_.nodes()) {
+      if (node->op() == "LoopCond") loop_conds_[frames_->node_frame[node->id()]] = node;
+    }
+  }
+  for (const Node* node : graph_.nodes()) DFLOW_RETURN_IF_ERROR(AddNode(*node));
   for (auto& [device, part] : parts_) {
     *part.mutable_versions() = graph_.versions();
     FunctionDefLibrary library = ReachableLibrary(graph_.library(), part);
@@ -133,7 +170,7 @@ absl::StatusOr<std::map<std::string, GraphDef>> Partitioner::Run() {
   return std::move(parts_);
 }
 
-void Partitioner::AddNode(const Node& dst) {
+absl::Status Partitioner::AddNode(const Node& dst) {
   const std::string& device = dst.assigned_device();
   NodeDef* def = parts_[device].add_node();  // element pointers stay valid as it grows
   *def = dst.def();
@@ -142,9 +179,12 @@ void Partitioner::AddNode(const Node& dst) {
   std::vector<std::string> read_after;  // non-ref inputs a ref `_Recv` must wait for
   std::vector<NodeDef*> ref_recvs;
   for (const Edge* e : OrderedInputs(dst)) {
-    const bool local = e->src->assigned_device() == device;
-    const std::string source = local ? e->src->name() : ReaderFor(*e, &ref_recvs);
-    const int slot = e->IsControlEdge() ? kControlSlot : (local ? e->src_output : 0);
+    const bool direct = e->src->assigned_device() == device && !NeedsHostCopy(*e);
+    std::string source = e->src->name();
+    if (!direct) {
+      DFLOW_ASSIGN_OR_RETURN(source, ReaderFor(*e, &ref_recvs));
+    }
+    const int slot = e->IsControlEdge() ? kControlSlot : (direct ? e->src_output : 0);
     def->add_input(InputName(source, slot));
     if (!IsRefEdge(*e) &&
         std::find(read_after.begin(), read_after.end(), source) == read_after.end()) {
@@ -154,19 +194,36 @@ void Partitioner::AddNode(const Node& dst) {
   for (NodeDef* recv : ref_recvs) {
     for (const std::string& name : read_after) recv->add_input(InputName(name, kControlSlot));
   }
+  return absl::OkStatus();
 }
 
-std::string Partitioner::ReaderFor(const Edge& e, std::vector<NodeDef*>* ref_recvs) {
+absl::StatusOr<std::string> Partitioner::ReaderFor(const Edge& e,
+                                                   std::vector<NodeDef*>* ref_recvs) {
   if (IsRefEdge(e)) {
-    CopyPair pair = AddCopyPair(e, false);
+    DFLOW_ASSIGN_OR_RETURN(CopyPair pair, AddCopyPair(SpecFor(e, false)));
     ref_recvs->push_back(pair.recv);
     return pair.reader;
   }
   const bool host_recv = ReceivesIntoHost(e);
   const CopyKey key{e.src->id(), e.src_output, e.dst->assigned_device(), host_recv};
   auto it = readers_.find(key);
-  if (it == readers_.end()) it = readers_.emplace(key, AddCopyPair(e, host_recv).reader).first;
-  return it->second;
+  if (it != readers_.end()) return it->second;
+  DFLOW_ASSIGN_OR_RETURN(CopyPair pair, AddCopyPair(SpecFor(e, host_recv)));
+  readers_.emplace(key, pair.reader);
+  return pair.reader;
+}
+
+CopySpec Partitioner::SpecFor(const Edge& e, bool host_recv) {
+  CopySpec spec;
+  spec.src = e.src;
+  spec.slot = e.IsControlEdge() ? kControlSlot : e.src_output;
+  spec.dst_device = e.dst->assigned_device();
+  if (!e.IsControlEdge()) spec.dtype = BaseType(e.src->output_types()[e.src_output]);
+  spec.host_send = SendsFromHost(e);
+  spec.host_recv = host_recv;
+  spec.tensor_name = absl::StrCat("edge_", e.id, "_", e.src->name());
+  spec.frame = EdgeFrame(e);
+  return spec;
 }
 
 const MemoryTypes& Partitioner::TypesOf(const Node& node) {
@@ -187,13 +244,24 @@ bool Partitioner::ReceivesIntoHost(const Edge& e) {
   return TypesOf(*e.dst).host_inputs[e.dst_input];
 }
 
-Partitioner::CopyPair Partitioner::AddCopyPair(const Edge& e, bool host_recv) {
-  const std::string& src = e.src->name();
-  const std::string& src_device = e.src->assigned_device();
-  const std::string& dst_device = e.dst->assigned_device();
-  DataType dtype = DT_FLOAT;
-  std::string send_input = InputName(src, e.src_output);
-  if (e.IsControlEdge()) {  // rule 4: send an empty float tensor after src runs
+bool Partitioner::NeedsHostCopy(const Edge& e) {
+  if (e.src->assigned_device() != e.dst->assigned_device()) return false;
+  return ReceivesIntoHost(e) && !SendsFromHost(e);
+}
+
+int Partitioner::EdgeFrame(const Edge& e) const {
+  if (!frames_.has_value()) return 0;
+  const int id = e.src->id();
+  if (IsEnter(*e.src)) return frames_->entered_frame[id];  // control_flow.h rule 2
+  const int frame = frames_->node_frame[id];
+  return IsExit(*e.src) ? std::max(frames_->frames[frame].parent, 0) : frame;  // rule 3
+}
+
+absl::StatusOr<Partitioner::CopyPair> Partitioner::AddCopyPair(const CopySpec& spec) {
+  const std::string& src = spec.src->name();
+  const std::string& src_device = spec.src->assigned_device();
+  std::string send_input = InputName(src, spec.slot);
+  if (spec.slot == kControlSlot) {  // rule 4: send an empty float tensor after src runs
     NodeDef* dummy = AddCopyNode(src_device, src, "Const");
     (*dummy->mutable_attr())["dtype"].set_type(DT_FLOAT);
     TensorProto* value = (*dummy->mutable_attr())["value"].mutable_tensor();
@@ -201,21 +269,96 @@ Partitioner::CopyPair Partitioner::AddCopyPair(const Edge& e, bool host_recv) {
     value->mutable_tensor_shape()->add_dim()->set_size(0);
     dummy->add_input(InputName(src, kControlSlot));
     send_input = dummy->name();
-  } else {
-    dtype = BaseType(e.src->output_types()[e.src_output]);
   }
-  NodeDef* send = AddCopyNode(src_device, src, SendsFromHost(e) ? "_HostSend" : "_Send");
+  NodeDef* send = AddCopyNode(src_device, src, spec.host_send ? "_HostSend" : "_Send");
   send->add_input(send_input);
-  SetSendRecvAttrs(e, send);
-  (*send->mutable_attr())["T"].set_type(dtype);
-  NodeDef* recv = AddCopyNode(dst_device, src, host_recv ? "_HostRecv" : "_Recv");
-  SetSendRecvAttrs(e, recv);
-  (*recv->mutable_attr())["tensor_type"].set_type(dtype);
-  if (!e.IsControlEdge()) return {recv->name(), recv};
-  NodeDef* identity = AddCopyNode(dst_device, src, "Identity");
+  SetSendRecvAttrs(spec, send);
+  (*send->mutable_attr())["T"].set_type(spec.dtype);
+  NodeDef* recv = AddCopyNode(spec.dst_device, src, spec.host_recv ? "_HostRecv" : "_Recv");
+  SetSendRecvAttrs(spec, recv);
+  (*recv->mutable_attr())["tensor_type"].set_type(spec.dtype);
+  if (spec.dst_device == src_device) {
+    // Rule 10: a same-device pair; the control edge also puts the `_Recv` in the frame.
+    recv->add_input(InputName(send->name(), kControlSlot));
+  } else if (spec.frame != 0) {
+    DFLOW_ASSIGN_OR_RETURN(std::string merge, ControlLoopMerge(spec.frame, spec.dst_device));
+    recv->add_input(InputName(merge, kControlSlot));
+  }
+  if (spec.slot != kControlSlot) return CopyPair{recv->name(), recv};
+  NodeDef* identity = AddCopyNode(spec.dst_device, src, "Identity");
   identity->add_input(recv->name());
   (*identity->mutable_attr())["T"].set_type(DT_FLOAT);
-  return {identity->name(), recv};
+  return CopyPair{identity->name(), recv};
+}
+
+// Rule 9, TF's AddControlLoop: Enter -> Merge -> Switch(pred) -> Identity ->
+// NextIteration -> Merge on `device`, iterating in step with the frame's LoopCond.
+absl::StatusOr<std::string> Partitioner::ControlLoopMerge(int frame, const std::string& device) {
+  auto found = control_loops_.find({frame, device});
+  if (found != control_loops_.end()) return found->second;
+  const StaticFrame& info = frames_->frames[frame];
+  if (loop_conds_.count(frame) == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("A cross-device loop must have a pivot predicate: ", info.name));
+  }
+  std::string entry;  // what the Enter reads: a root-frame constant or the outer loop's Merge
+  if (info.parent > 0) {
+    DFLOW_ASSIGN_OR_RETURN(entry, ControlLoopMerge(info.parent, device));
+  } else {
+    NodeDef* value = AddLoopNode(device, "_cloop", "Const", {});
+    (*value->mutable_attr())["dtype"].set_type(DT_FLOAT);
+    TensorProto* tensor = (*value->mutable_attr())["value"].mutable_tensor();
+    tensor->set_dtype(DT_FLOAT);
+    tensor->mutable_tensor_shape()->add_dim()->set_size(0);
+    entry = value->name();
+  }
+  const std::string prefix = absl::StrCat("_cloop", info.name);
+  NodeDef* enter = AddLoopNode(device, prefix, "Enter", {entry});
+  (*enter->mutable_attr())["frame_name"].set_s(info.name);
+  (*enter->mutable_attr())["is_constant"].set_b(false);
+  (*enter->mutable_attr())["parallel_iterations"].set_i(info.parallel_iterations);
+  NodeDef* merge = AddLoopNode(device, prefix, "Merge", {enter->name()});
+  (*merge->mutable_attr())["N"].set_i(2);
+  control_loops_[{frame, device}] = merge->name();
+  DFLOW_ASSIGN_OR_RETURN(std::string pred, LoopPredicate(frame, device));
+  NodeDef* pivot = AddLoopNode(device, prefix, "Switch", {merge->name(), pred});
+  NodeDef* body = AddLoopNode(device, prefix, "Identity", {InputName(pivot->name(), 1)});
+  NodeDef* next = AddLoopNode(device, prefix, "NextIteration", {body->name()});
+  merge->add_input(next->name());
+  return merge->name();
+}
+
+// The frame's LoopCond as `device` reads it: directly, or through a pair (deduped with
+// the graph's own edges from the LoopCond) whose `_Recv` waits for the control loop's
+// Merge (registered before this is called), so it runs once per iteration.
+absl::StatusOr<std::string> Partitioner::LoopPredicate(int frame, const std::string& device) {
+  const Node* cond = loop_conds_.at(frame);
+  if (cond->assigned_device() == device) return cond->name();
+  bool host_recv = false;
+  if (options_.kernels != nullptr) {
+    NodeDef pivot;
+    pivot.set_op("Switch");
+    (*pivot.mutable_attr())["T"].set_type(DT_FLOAT);
+    absl::StatusOr<DeviceName> name = ParseDeviceName(device);
+    if (name.ok() && name->type.has_value()) {
+      const std::vector<std::string> host = options_.kernels->HostMemoryArgs(pivot, *name->type);
+      host_recv = std::find(host.begin(), host.end(), "pred") != host.end();
+    }
+  }
+  const CopyKey key{cond->id(), 0, device, host_recv};
+  auto it = readers_.find(key);
+  if (it != readers_.end()) return it->second;
+  CopySpec spec;
+  spec.src = cond;
+  spec.dst_device = device;
+  spec.dtype = DT_BOOL;
+  spec.host_send = options_.kernels != nullptr && TypesOf(*cond).host_outputs[0];
+  spec.host_recv = host_recv;
+  spec.tensor_name = absl::StrCat("cloop_", cond->id(), "_", cond->name());
+  spec.frame = frame;
+  DFLOW_ASSIGN_OR_RETURN(CopyPair pair, AddCopyPair(spec));
+  readers_.emplace(key, pair.reader);
+  return pair.reader;
 }
 
 NodeDef* Partitioner::AddCopyNode(const std::string& device, const std::string& src,
@@ -227,12 +370,20 @@ NodeDef* Partitioner::AddCopyNode(const std::string& device, const std::string& 
   return node;
 }
 
-void Partitioner::SetSendRecvAttrs(const Edge& e, NodeDef* node) const {
+NodeDef* Partitioner::AddLoopNode(const std::string& device, const std::string& prefix,
+                                  const char* op, std::initializer_list<std::string> inputs) {
+  NodeDef* node = AddCopyNode(device, prefix, op);
+  for (const std::string& input : inputs) node->add_input(input);
+  if (std::string(op) != "Const") (*node->mutable_attr())["T"].set_type(DT_FLOAT);
+  return node;
+}
+
+void Partitioner::SetSendRecvAttrs(const CopySpec& spec, NodeDef* node) const {
   auto& attr = *node->mutable_attr();
-  attr["tensor_name"].set_s(absl::StrCat("edge_", e.id, "_", e.src->name()));
-  attr["send_device"].set_s(e.src->assigned_device());
+  attr["tensor_name"].set_s(spec.tensor_name);
+  attr["send_device"].set_s(spec.src->assigned_device());
   attr["send_device_incarnation"].set_i(options_.send_device_incarnation);
-  attr["recv_device"].set_s(e.dst->assigned_device());
+  attr["recv_device"].set_s(spec.dst_device);
   attr["client_terminated"].set_b(false);
 }
 

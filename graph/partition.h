@@ -29,10 +29,28 @@
 //     GPU) is sent with `_HostSend`; one whose destination input lives in host memory
 //     (e.g. Reshape's shape on a GPU) is received with `_HostRecv`, into host memory,
 //     with no device copy. Dedup (rule 3) keys on the receiving memory type too.
+//  9. Loops across devices (TF's AddControlFlow): a data or control edge that crosses
+//     devices inside a while-loop frame F (an Enter's output is in the frame it opens, an
+//     Exit's in the loop's parent frame)
+//     gets its `_Recv` a control input from the Merge of F's *control loop* on the
+//     receiving device D, so the `_Recv` runs once per iteration, in the frame: one per
+//     (F, D), built on first use as Enter(F) -> Merge -> Switch(pred) -> Identity ->
+//     NextIteration -> Merge (all float, names "_cloop..."). The Enter reads a float
+//     [0] Const in the root frame, or for a nested F the Merge of the parent frame's
+//     control loop on D; pred is F's LoopCond, read directly on its own device or
+//     through a pair deduped with the graph's own LoopCond edges (into host memory when
+//     D's Switch keeps `pred` there). A frame without a LoopCond is INVALID_ARGUMENT
+//     "A cross-device loop must have a pivot predicate: <frame>" (TF's text).
+// 10. Same-device memory types (TF's EnsureMemoryTypes, one direction): a data edge
+//     from an output in device memory into an input the kernel keeps in host memory on
+//     the SAME device (a GPU comparison feeding a GPU LoopCond or Switch's pred) goes
+//     through a same-device `_Send`/`_HostRecv` pair, the `_Recv` taking `^_Send` (which
+//     also puts it in the sender's frame). Host outputs into device inputs need no copy
+//     (accelerators read their pinned host memory directly).
 //
-// Not done (TF features DirectSession uses that dflow does not have yet): while-loop
-// control-flow rewriting across devices, same-device memory-type pairs, bfloat16 casting
-// of float edges.
+// Not done (TF features DirectSession uses that dflow does not have yet): TF's
+// post-placement control-flow colocation (Switch with its data, Enter/NextIteration with
+// their consumer), bfloat16 casting of float edges.
 #ifndef DFLOW_GRAPH_PARTITION_H_
 #define DFLOW_GRAPH_PARTITION_H_
 
@@ -63,7 +81,7 @@ struct PartitionOptions {
   const KernelSupport* kernels = nullptr;
 };
 
-// Splits `graph` per rules 1-7. Returns the partitions keyed (and so sorted) by device.
+// Splits `graph` per rules 1-10. Returns the partitions keyed (and so sorted) by device.
 // INVALID_ARGUMENT naming the node when a node has no assigned device.
 // REQUIRES: every node has an assigned device (placement ran).
 [[nodiscard]] absl::StatusOr<std::map<std::string, GraphDef>> PartitionGraph(

@@ -337,7 +337,11 @@ absl::Status Executor::Build(const Graph& graph, const KernelRegistry& kernels) 
     item.kernel = *std::move(kernel);
     item.is_async = item.kernel->AsAsync() != nullptr;
     item.expensive = !device_->IsAccelerator() && item.kernel->IsExpensive();
-    item.runs_when_dead = node->op() == "_Send" || node->op() == "_Recv";
+    // Transfers run dead too, so the receiver learns the value is dead (TF's
+    // IsTransferNode): the host-memory twins as well, or a dead predicate sent from a
+    // GPU's LoopCond would leave the other device's control loop waiting.
+    item.runs_when_dead = node->op() == "_Send" || node->op() == "_Recv" ||
+                          node->op() == "_HostSend" || node->op() == "_HostRecv";
     item.num_inputs = node->num_inputs();
     item.num_outputs = node->num_outputs();
     item.input_start = AllocateInputSlots(static_cast<int>(i), item.num_inputs);

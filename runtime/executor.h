@@ -32,7 +32,11 @@
 //       one back until the frame ends; NextIteration passes to the next iteration,
 //       starting it when fewer than parallel_iterations are running (else it waits).
 //     - A dead NextIteration stops; ControlTrigger is never dead.
-//     Loops run on one device: dflow has no cross-device loop machinery.
+//     - Transfers (_Send, _Recv and their _Host* twins) run even when dead, so the
+//       other side learns of it.
+//     A loop spanning devices runs as one loop per partition: graph/partition.h rule 9
+//     gives each other device a control loop that iterates in step with the LoopCond, and
+//     the frame names and iteration numbers in the rendezvous keys pair the transfers.
 #ifndef DFLOW_RUNTIME_EXECUTOR_H_
 #define DFLOW_RUNTIME_EXECUTOR_H_
 

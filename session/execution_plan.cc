@@ -123,7 +123,11 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
   PartitionOptions partition_options;
   partition_options.kernels = &kernels;  // HostMemory args cross devices without copies
   DFLOW_ASSIGN_OR_RETURN(auto partition_defs, PartitionGraph(partition_options, *graph));
+  plan->needs_rendezvous_ = partition_defs.size() > 1;
   for (auto& [device_name, graph_def] : partition_defs) {
+    for (const NodeDef& node : graph_def.node()) {
+      if (node.op() == "_Send" || node.op() == "_HostSend") plan->needs_rendezvous_ = true;
+    }
     DFLOW_ASSIGN_OR_RETURN(Device * device, devices.Lookup(device_name));
     Partition part;
     part.device = device;

@@ -49,6 +49,9 @@ class ExecutionPlan {
       const DeviceMgr& devices, const KernelRegistry& kernels, bool fold_constants = true);
 
   const std::vector<Partition>& partitions() const { return partitions_; }
+  // Whether a step needs a rendezvous: several partitions, or one holding a same-device
+  // `_Send`/`_Recv` pair (graph/partition.h rule 10).
+  bool needs_rendezvous() const { return needs_rendezvous_; }
   // `partition`'s GraphDef, complete (as TF's RunMetadata.partition_graphs has it).
   GraphDef PartitionGraphDef(const Partition& partition) const;
   // The dtype each feed must have (the _Arg's T).
@@ -71,6 +74,7 @@ class ExecutionPlan {
   std::vector<std::string> feed_names_;
   std::vector<std::string> fetch_names_;
   int num_fetches_ = 0;
+  bool needs_rendezvous_ = false;
 };
 
 // "x" -> "x:0"; INVALID_ARGUMENT for malformed names.

@@ -405,7 +405,7 @@ absl::Status Session::RunPlan(const ExecutionPlan& plan, const RunOptions& optio
   frame.args = std::move(feeds);
   CancellationToken cancellation;
   std::unique_ptr<Rendezvous> rendezvous;
-  if (plan.partitions().size() > 1) rendezvous = std::make_unique<Rendezvous>();
+  if (plan.needs_rendezvous()) rendezvous = std::make_unique<Rendezvous>();
   StepHandle handle{&cancellation, rendezvous.get()};
   {
     absl::MutexLock lock(&mu_);

@@ -78,20 +78,6 @@ class IdentityOp : public CheapOpKernel {
   void Compute(OpKernelContext* ctx) override { ctx->set_output(0, ctx->input(0)); }
 };
 
-class IdentityNOp : public CheapOpKernel {
- public:
-  using CheapOpKernel::CheapOpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    for (int i = 0; i < ctx->num_inputs(); ++i) ctx->set_output(i, ctx->input(i));
-  }
-};
-
-class NoOpKernel : public CheapOpKernel {
- public:
-  using CheapOpKernel::CheapOpKernel;
-  void Compute(OpKernelContext*) override {}
-};
-
 // A buffer no one else holds: the input itself when this node is its only owner,
 // otherwise a copy.
 class SnapshotOp : public OpKernel {
@@ -363,9 +349,8 @@ absl::Status RegisterSourceAndIdentityKernels(KernelRegistry* registry) {
   for (const char* op : {"Identity", "StopGradient", "PreventGradient", "PlaceholderWithDefault"}) {
     DFLOW_RETURN_IF_ERROR(registry->Register<IdentityOp>(CpuKernel(op)));
   }
-  DFLOW_RETURN_IF_ERROR(registry->Register<IdentityNOp>(CpuKernel("IdentityN")));
-  DFLOW_RETURN_IF_ERROR(registry->Register<SnapshotOp>(CpuKernel("Snapshot")));
-  return registry->Register<NoOpKernel>(CpuKernel("NoOp"));
+  // IdentityN and NoOp: routing kernels every device shares (control_flow_ops.h).
+  return registry->Register<SnapshotOp>(CpuKernel("Snapshot"));
 }
 
 absl::Status RegisterShapeKernels(KernelRegistry* registry) {

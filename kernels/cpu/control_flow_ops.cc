@@ -1,10 +1,16 @@
 // TF v1 control-flow kernels: Switch, _SwitchN, Merge, Enter, Exit, NextIteration (and
 // their Ref* variants), LoopCond, ControlTrigger and ToBool (the last two with _SwitchN
-// are what lowered If/Case/While use: graph/functional_control_flow.h).
+// are what lowered If/Case/While use: graph/functional_control_flow.h), and IdentityN
+// and NoOp (what inlined function calls are made of).
 //
 // They only route values: frames, iterations and deadness are the executor's business
 // (runtime/executor.h, rule 7). The Ref* variants forward the RefSlot they received
 // instead of a value (runtime/ref_slot.h). All are cheap and run inline, as in TF.
+#include "kernels/cpu/control_flow_ops.h"
+
+#include <initializer_list>
+#include <string>
+
 #include "graph/status_macros.h"
 #include "graph/types.h"
 #include "kernels/cpu/kernel_util.h"
@@ -20,6 +26,12 @@ void Forward(OpKernelContext* ctx, bool ref, int in, int out) {
   } else {
     ctx->set_output(out, ctx->input(in));
   }
+}
+
+// A scalar the kernel writes on the host: in host memory on every device (on an
+// accelerator the arg is HostMemory, control_flow_ops.h).
+absl::StatusOr<Tensor> HostScalar(OpKernelContext* ctx, DataType dtype) {
+  return Tensor::Allocate(ctx->device()->host_allocator(), dtype, TensorShape());
 }
 
 class RoutingKernel : public CheapOpKernel {
@@ -105,8 +117,9 @@ class ToBoolOp : public CheapOpKernel {
           return;
       }
     }
-    OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, TensorShape()));
-    out->scalar<bool>() = value;
+    OP_ASSIGN_OR_RETURN(ctx, Tensor out, HostScalar(ctx, DT_BOOL));
+    out.scalar<bool>() = value;
+    ctx->set_output(0, std::move(out));
   }
 };
 
@@ -129,8 +142,9 @@ class MergeOp : public RoutingKernel {
       return;
     }
     Forward(ctx, ref(), taken, 0);
-    OP_ASSIGN_OR_RETURN(ctx, Tensor * index, ctx->allocate_output(1, TensorShape()));
-    index->scalar<int32_t>() = taken;
+    OP_ASSIGN_OR_RETURN(ctx, Tensor index, HostScalar(ctx, DT_INT32));
+    index.scalar<int32_t>() = taken;
+    ctx->set_output(1, std::move(index));
   }
 };
 
@@ -147,6 +161,21 @@ class LoopCondOp : public CheapOpKernel {
   }
 };
 
+// IdentityN(inputs...): each input forwarded (what inlined function calls are built of).
+class IdentityNOp : public CheapOpKernel {
+ public:
+  using CheapOpKernel::CheapOpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    for (int i = 0; i < ctx->num_inputs(); ++i) ctx->set_output(i, ctx->input(i));
+  }
+};
+
+class NoOpKernel : public CheapOpKernel {
+ public:
+  using CheapOpKernel::CheapOpKernel;
+  void Compute(OpKernelContext*) override {}
+};
+
 // ControlTrigger: a control-only node that is never dead (the executor sees to that).
 class ControlTriggerOp : public CheapOpKernel {
  public:
@@ -156,21 +185,47 @@ class ControlTriggerOp : public CheapOpKernel {
 
 }  // namespace
 
-absl::Status RegisterControlFlowKernels(KernelRegistry* registry) {
+namespace {
+
+// Registers every control-flow kernel for `device_type`; on accelerators (`host_args`)
+// with the scalars the host reads or writes in host memory (control_flow_ops.h).
+absl::Status RegisterForDevice(KernelRegistry* registry, const std::string& device_type,
+                               bool host_args) {
+  auto def = [&](const char* op, std::initializer_list<const char*> host_memory) {
+    KernelDefBuilder builder(op);
+    builder.Device(device_type);
+    if (host_args) {
+      for (const char* arg : host_memory) builder.HostMemory(arg);
+    }
+    return builder;
+  };
   for (const char* op : {"Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
                          "RefNextIteration"}) {
-    DFLOW_RETURN_IF_ERROR(registry->Register<ForwardOp>(KernelDefBuilder(op).Device("CPU")));
+    DFLOW_RETURN_IF_ERROR(registry->Register<ForwardOp>(def(op, {})));
   }
   for (const char* op : {"Switch", "RefSwitch"}) {
-    DFLOW_RETURN_IF_ERROR(registry->Register<SwitchOp>(KernelDefBuilder(op).Device("CPU")));
+    DFLOW_RETURN_IF_ERROR(registry->Register<SwitchOp>(def(op, {"pred"})));
   }
   for (const char* op : {"Merge", "RefMerge"}) {
-    DFLOW_RETURN_IF_ERROR(registry->Register<MergeOp>(KernelDefBuilder(op).Device("CPU")));
+    DFLOW_RETURN_IF_ERROR(registry->Register<MergeOp>(def(op, {"value_index"})));
   }
-  DFLOW_RETURN_IF_ERROR(registry->Register<SwitchNOp>(KernelDefBuilder("_SwitchN").Device("CPU")));
-  DFLOW_RETURN_IF_ERROR(registry->Register<ToBoolOp>(KernelDefBuilder("ToBool").Device("CPU")));
-  DFLOW_RETURN_IF_ERROR(registry->Register<LoopCondOp>(KernelDefBuilder("LoopCond").Device("CPU")));
-  return registry->Register<ControlTriggerOp>(KernelDefBuilder("ControlTrigger").Device("CPU"));
+  DFLOW_RETURN_IF_ERROR(registry->Register<SwitchNOp>(def("_SwitchN", {"output_index"})));
+  DFLOW_RETURN_IF_ERROR(registry->Register<ToBoolOp>(def("ToBool", {"input", "output"})));
+  DFLOW_RETURN_IF_ERROR(registry->Register<LoopCondOp>(def("LoopCond", {"input", "output"})));
+  DFLOW_RETURN_IF_ERROR(registry->Register<IdentityNOp>(def("IdentityN", {})));
+  DFLOW_RETURN_IF_ERROR(registry->Register<NoOpKernel>(def("NoOp", {})));
+  return registry->Register<ControlTriggerOp>(def("ControlTrigger", {}));
+}
+
+}  // namespace
+
+absl::Status RegisterControlFlowKernels(KernelRegistry* registry) {
+  return RegisterForDevice(registry, "CPU", false);
+}
+
+absl::Status RegisterAcceleratorControlFlowKernels(KernelRegistry* registry,
+                                                   absl::string_view device_type) {
+  return RegisterForDevice(registry, std::string(device_type), true);
 }
 
 }  // namespace dflow

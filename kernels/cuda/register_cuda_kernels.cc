@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
+#include "kernels/cpu/control_flow_ops.h"
 #include "kernels/cpu/sendrecv_ops.h"
 #include "kernels/sim/gpu_kernel_list.h"
 
@@ -32,6 +33,8 @@ absl::Status RegisterCudaKernels(KernelRegistry* registry) {
           "RegisterCudaKernels: '", op, "' has a CUDA kernel but is not in gpu_kernel_list.h"));
     }
   }
+  // Control flow: the routing kernels every device shares (they never touch bytes).
+  DFLOW_RETURN_IF_ERROR(RegisterAcceleratorControlFlowKernels(registry, "GPU"));
   // Copies between devices: the generic _Send/_Recv over CudaCopier.
   return RegisterAcceleratorSendRecvKernels(registry, "GPU");
 }

@@ -7,8 +7,9 @@
 // their own lists: kernels/sim wraps the CPU kernel of the op (and refuses to register
 // when the CPU lacks a dtype listed here), kernels/cuda must implement every dtype listed
 // here (tests/kernels:gpu_conformance_cuda_test runs them on a real GPU). Adding a dtype
-// to a CUDA kernel means adding it here, nowhere else. (_Send/_Recv are registered for
-// "GPU" separately; _Arg/_Retval stay on the CPU, the client device.)
+// to a CUDA kernel means adding it here, nowhere else. (_Send/_Recv and the control-flow
+// routing kernels, kernels/cpu/control_flow_ops.h, are registered for "GPU" separately:
+// they never touch a tensor's bytes; _Arg/_Retval stay on the CPU, the client device.)
 #ifndef DFLOW_KERNELS_SIM_GPU_KERNEL_LIST_H_
 #define DFLOW_KERNELS_SIM_GPU_KERNEL_LIST_H_
 

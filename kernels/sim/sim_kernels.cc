@@ -22,6 +22,7 @@
 #include "absl/strings/str_join.h"
 #include "graph/node_def_util.h"
 #include "graph/status_macros.h"
+#include "kernels/cpu/control_flow_ops.h"
 #include "kernels/cpu/sendrecv_ops.h"
 #include "kernels/sim/gpu_kernel_list.h"
 #include "kernels/sim/register_sim_kernels.h"
@@ -145,6 +146,8 @@ absl::Status RegisterSimGpuKernels(KernelRegistry* registry) {
           return std::make_unique<SimComputeKernel>(c, *cpu);
         }));
   }
+  // Control flow: the routing kernels every device shares (they never touch bytes).
+  DFLOW_RETURN_IF_ERROR(RegisterAcceleratorControlFlowKernels(registry, "GPU"));
   // Copies between devices: the generic _Send/_Recv, which copy through the simulated
   // GPUs' SimGpuCopier on their copy streams.
   return RegisterAcceleratorSendRecvKernels(registry, "GPU");
