@@ -184,7 +184,7 @@ class Executor::RunState {
     FillParams(item, &params);
     OpKernelContext context(params, item.num_outputs);
     const int64_t start = args_.observer ? absl::GetCurrentTimeNanos() : 0;
-    item.kernel->Compute(&context);
+    ComputeNoThrow(item.kernel.get(), &context);
     if (args_.observer) {
       const int64_t end = absl::GetCurrentTimeNanos();
       args_.observer->NodeDone(*item.kernel, context, start, start, end);
@@ -216,7 +216,7 @@ class Executor::RunState {
     FillParams(item, &call->params);
     call->context = std::make_unique<OpKernelContext>(call->params, item.num_outputs);
     call->start = args_.observer ? absl::GetCurrentTimeNanos() : 0;
-    item.kernel->AsAsync()->ComputeAsync(call->context.get(), [this, id, call] {
+    ComputeAsyncNoThrow(item.kernel->AsAsync(), call->context.get(), [this, id, call] {
       const NodeItem& node = exec_->nodes_[id];
       if (args_.observer) {
         args_.observer->NodeDone(*node.kernel, *call->context, call->start, call->start,

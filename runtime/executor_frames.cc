@@ -229,7 +229,7 @@ class Executor::FrameRunState {
     FillParams(task, &params);
     OpKernelContext context(params, item.num_outputs);
     const int64_t start = args_.observer ? absl::GetCurrentTimeNanos() : 0;
-    item.kernel->Compute(&context);
+    ComputeNoThrow(item.kernel.get(), &context);
     if (args_.observer) {
       args_.observer->NodeDone(*item.kernel, context, start, start, absl::GetCurrentTimeNanos());
     }
@@ -248,7 +248,7 @@ class Executor::FrameRunState {
     FillParams(task, &call->params);
     call->context = std::make_unique<OpKernelContext>(call->params, item.num_outputs);
     call->start = args_.observer ? absl::GetCurrentTimeNanos() : 0;
-    item.kernel->AsAsync()->ComputeAsync(call->context.get(), [this, task, call] {
+    ComputeAsyncNoThrow(item.kernel->AsAsync(), call->context.get(), [this, task, call] {
       const NodeItem& node = exec_->nodes_[task.id];
       if (args_.observer) {
         args_.observer->NodeDone(*node.kernel, *call->context, call->start, call->start,

@@ -1,6 +1,11 @@
 #include "runtime/op_kernel.h"
 
+#include <atomic>
 #include <condition_variable>
+#include <exception>
+#include <memory>
+#include <new>
+#include <stdexcept>
 #include <mutex>
 #include <utility>
 
@@ -199,6 +204,51 @@ void AsyncOpKernel::Compute(OpKernelContext* context) {
   });
   std::unique_lock<std::mutex> lock(mu);
   cv.wait(lock, [&] { return done; });
+}
+
+namespace {
+
+// The status for the exception being handled (call only inside a catch block).
+absl::Status CurrentExceptionStatus() {
+  try {
+    throw;
+  } catch (const std::bad_alloc& e) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("OOM inside the kernel (", e.what(), "): an input asked for more memory "
+                     "than could be allocated"));
+  } catch (const std::length_error& e) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("OOM inside the kernel (", e.what(), "): an input asked for a size "
+                     "that does not fit"));
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("The kernel threw an exception: ", e.what()));
+  } catch (...) {
+    return absl::InternalError("The kernel threw an exception of unknown type");
+  }
+}
+
+}  // namespace
+
+void ComputeNoThrow(OpKernel* kernel, OpKernelContext* context) {
+  try {
+    kernel->Compute(context);
+  } catch (...) {
+    context->SetStatus(CurrentExceptionStatus());
+  }
+}
+
+void ComputeAsyncNoThrow(AsyncOpKernel* kernel, OpKernelContext* context,
+                         AsyncOpKernel::DoneCallback done) {
+  auto called = std::make_shared<std::atomic<bool>>(false);
+  auto once = [called, done] {
+    if (!called->exchange(true)) done();
+  };
+  try {
+    kernel->ComputeAsync(context, once);
+  } catch (...) {
+    context->SetStatus(CurrentExceptionStatus());
+    once();
+  }
 }
 
 }  // namespace dflow

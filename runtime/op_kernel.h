@@ -283,6 +283,17 @@ class AsyncOpKernel : public OpKernel {
   void Compute(OpKernelContext* context) override;
 };
 
+// Runs `kernel->Compute(context)` with no exception escaping into the executor: one
+// thrown inside (a container's std::bad_alloc or std::length_error when an input asks for
+// a huge size) becomes the context's status, RESOURCE_EXHAUSTED for allocation failures
+// and INTERNAL for anything else; the executor then names the node, the step fails
+// cleanly and the session stays usable.
+void ComputeNoThrow(OpKernel* kernel, OpKernelContext* context);
+// The same for ComputeAsync: when it throws before calling `done`, the status is set and
+// `done` is called here (once, whatever the kernel does).
+void ComputeAsyncNoThrow(AsyncOpKernel* kernel, OpKernelContext* context,
+                         AsyncOpKernel::DoneCallback done);
+
 }  // namespace dflow
 
 #endif  // DFLOW_RUNTIME_OP_KERNEL_H_

@@ -2,6 +2,8 @@
 // independently per dimension, so all four are one gather driven by a per-dimension
 // index map: map[d][o] is the input index along d for output index o, or -1 for "the
 // fill value" (constant padding). Padding and tiling only build different maps.
+#include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -54,18 +56,36 @@ void GatherByDimMaps(OpKernelContext* ctx, const Tensor& input, const DimMaps& m
 
 // Allocates the output (one extent per map) and fills it; `fill` is read from
 // `fill_tensor` (a scalar of the input's dtype) or is zero when it is null.
-void RunGather(OpKernelContext* ctx, const DimMaps& maps, const Tensor* fill_tensor) {
+// Allocates the output of shape `dims` first (an overflowing or unallocatable size is an
+// error before any index map exists: the maps hold one int64 per output index along each
+// dim, so a huge request must never reach them), then gathers through `make_maps()`.
+void RunGather(OpKernelContext* ctx, const std::vector<int64_t>& dims,
+               const std::function<DimMaps()>& make_maps, const Tensor* fill_tensor) {
   const Tensor& input = ctx->input(0);
-  std::vector<int64_t> dims;
-  for (const auto& map : maps) dims.push_back(static_cast<int64_t>(map.size()));
   OP_ASSIGN_OR_RETURN(ctx, const TensorShape shape, OutputShape(*ctx, dims));
   OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, shape));
   if (output->NumElements() == 0) return;
+  const DimMaps maps = make_maps();
   DispatchByElementSize(input.dtype(), [&](auto zero) {
     using T = decltype(zero);
     const T fill = fill_tensor == nullptr ? T{} : fill_tensor->data<T>()[0];
     GatherByDimMaps<T>(ctx, input, maps, fill, *output);
   });
+}
+
+// The padded output's dims; INVALID_ARGUMENT naming the dim when one overflows int64.
+absl::StatusOr<std::vector<int64_t>> PaddedDims(const OpKernelContext& ctx,
+                                                const std::vector<int64_t>& paddings) {
+  const TensorShape& in = ctx.input(0).shape();
+  std::vector<int64_t> dims(in.dims());
+  for (int d = 0; d < in.dims(); ++d) {
+    if (__builtin_add_overflow(in.dim_size(d), paddings[2 * d], &dims[d]) ||
+        __builtin_add_overflow(dims[d], paddings[2 * d + 1], &dims[d])) {
+      return KernelError(ctx, "output dimension ", d, " overflows: ", paddings[2 * d], " + ",
+                         in.dim_size(d), " + ", paddings[2 * d + 1]);
+    }
+  }
+  return dims;
 }
 
 // The (before, after) pairs of a [rank, 2] paddings input, checked as TF does.
@@ -134,7 +154,9 @@ class PadOp : public OpKernel {
       ctx->set_output(0, input);  // nothing to pad: share the input
       return;
     }
-    RunGather(ctx, PadMaps(input.shape(), paddings, PadMode::kConstant), fill);
+    OP_ASSIGN_OR_RETURN(ctx, std::vector<int64_t> dims, PaddedDims(*ctx, paddings));
+    RunGather(
+        ctx, dims, [&] { return PadMaps(input.shape(), paddings, PadMode::kConstant); }, fill);
   }
 };
 
@@ -164,7 +186,8 @@ class MirrorPadOp : public OpKernel {
                       : KernelError(*ctx, "paddings must be no greater than the dimension size: ",
                                     before, ", ", after, " greater than ", in.dim_size(d)));
     }
-    RunGather(ctx, PadMaps(in, paddings, mode_), nullptr);
+    OP_ASSIGN_OR_RETURN(ctx, std::vector<int64_t> dims, PaddedDims(*ctx, paddings));
+    RunGather(ctx, dims, [&] { return PadMaps(in, paddings, mode_); }, nullptr);
   }
 
  private:
@@ -186,23 +209,29 @@ class TileOp : public OpKernel {
                 KernelError(*ctx, "Expected multiples argument to be a vector of length ", rank,
                             " but got length ", multiples_t.NumElements()));
     const std::vector<int64_t> multiples = ReadIndices(multiples_t);
-    DimMaps maps(rank);
+    std::vector<int64_t> dims(rank);
     for (int d = 0; d < rank; ++d) {
       OP_REQUIRES(ctx, multiples[d] >= 0,
                   KernelError(*ctx, "Expected multiples[", d, "] >= 0, but got ", multiples[d]));
       const int64_t dim = input.shape().dim_size(d);
-      int64_t extent = 0;
-      OP_REQUIRES(ctx, !__builtin_mul_overflow(dim, multiples[d], &extent),
+      OP_REQUIRES(ctx, !__builtin_mul_overflow(dim, multiples[d], &dims[d]),
                   KernelError(*ctx, "output dimension ", d, " overflows: ", dim, " * ",
                               multiples[d]));
-      maps[d].resize(extent);
-      for (int64_t o = 0; o < extent; ++o) maps[d][o] = o % dim;
     }
     if (std::all_of(multiples.begin(), multiples.end(), [](int64_t m) { return m == 1; })) {
       ctx->set_output(0, input);
       return;
     }
-    RunGather(ctx, maps, nullptr);
+    auto tile_maps = [&] {
+      DimMaps maps(rank);
+      for (int d = 0; d < rank; ++d) {
+        const int64_t dim = input.shape().dim_size(d);
+        maps[d].resize(dims[d]);
+        for (int64_t o = 0; o < dims[d]; ++o) maps[d][o] = o % dim;
+      }
+      return maps;
+    };
+    RunGather(ctx, dims, tile_maps, nullptr);
   }
 };
 

@@ -74,7 +74,7 @@ class SimComputeKernel final : public AsyncOpKernel {
     absl::Status enqueued = device_->compute_stream()->ThenExecute(
         [kernel, ctx, done](const absl::Status& stream_status) {
           if (stream_status.ok()) {
-            kernel->Compute(ctx);
+            ComputeNoThrow(kernel, ctx);
           } else {
             ctx->SetStatus(stream_status);
           }

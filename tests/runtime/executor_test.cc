@@ -3,6 +3,9 @@
 #include <atomic>
 #include <thread>
 
+#include <stdexcept>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include "absl/strings/match.h"
@@ -216,6 +219,57 @@ TEST_CASE("A kernel error comes back annotated with its node", "[runtime][execut
   absl::Status status = executor->Run(args);
   CHECK(status.code() == absl::StatusCode::kInvalidArgument);
   CHECK(status.message() == "deliberate failure [[{{node boom}}]]");
+}
+
+// Kernels that throw instead of setting a status, as a container does when an input asks
+// for a huge size (std::bad_alloc, std::length_error) or a bug does.
+class TestThrow : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext*) override {
+    std::vector<float> huge;
+    huge.resize(huge.max_size() + 1ull);  // throws std::length_error
+  }
+};
+
+class TestThrowAsync : public AsyncOpKernel {
+ public:
+  using AsyncOpKernel::AsyncOpKernel;
+  void ComputeAsync(OpKernelContext*, DoneCallback) override {
+    throw std::runtime_error("not implemented");
+  }
+};
+
+TEST_CASE("An exception thrown inside a kernel is a status naming the node",
+          "[runtime][executor]") {
+  Fixture f;
+  const std::string graph = ConstNode("a", 1) + "node { name: 'boom' op: 'Abort' input: '^a' }\n";
+  SECTION("synchronous: a container's length_error is RESOURCE_EXHAUSTED") {
+    KernelRegistry kernels;
+    REQUIRE(kernels.Register<TestConst>(KernelDefBuilder("Const").Device("CPU")).ok());
+    REQUIRE(kernels.Register<TestThrow>(KernelDefBuilder("Abort").Device("CPU")).ok());
+    std::unique_ptr<Executor> executor = Build(f, graph, kernels);
+    for (int run = 0; run < 3; ++run) {  // the executor stays usable
+      Executor::Args args;
+      args.runner = &f.pool;
+      absl::Status status = executor->Run(args);
+      CHECK(status.code() == absl::StatusCode::kResourceExhausted);
+      CHECK(absl::StrContains(status.message(), "OOM inside the kernel"));
+      CHECK(absl::StrContains(status.message(), "[[{{node boom}}]]"));
+    }
+  }
+  SECTION("asynchronous: anything else is INTERNAL, and done is called once") {
+    KernelRegistry kernels;
+    REQUIRE(kernels.Register<TestConst>(KernelDefBuilder("Const").Device("CPU")).ok());
+    REQUIRE(kernels.Register<TestThrowAsync>(KernelDefBuilder("Abort").Device("CPU")).ok());
+    std::unique_ptr<Executor> executor = Build(f, graph, kernels);
+    Executor::Args args;
+    args.runner = &f.pool;
+    absl::Status status = executor->Run(args);
+    CHECK(status.code() == absl::StatusCode::kInternal);
+    CHECK(status.message() ==
+          "The kernel threw an exception: not implemented [[{{node boom}}]]");
+  }
 }
 
 TEST_CASE("The first error aborts the rendezvous so a blocked receive wakes",

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "kernels/cpu/register_cpu_kernels.h"
 #include "tests/testing/op_tester.h"
 
@@ -132,6 +133,29 @@ TEST_CASE("Tile rejects bad multiples with TF's messages", "[kernels][tile]") {
              Contains("Expected multiples[1] >= 0, but got -1"));
   CHECK_THAT(ErrorOf(Tile(X(), Filled<int32_t>({1, 2}, {1, 1}))),
              Contains("Expected multiples to be 1-D, but got shape [1,2]"));
+}
+
+}  // namespace
+}  // namespace dflow
+
+namespace dflow {
+namespace {
+
+// Sizes from input values are checked before anything is built for them: an output too
+// big to allocate is RESOURCE_EXHAUSTED (TF's answer), one whose dims overflow int64 is
+// INVALID_ARGUMENT, and neither throws nor crashes (issue 15).
+TEST_CASE("Huge paddings and multiples are errors, never crashes", "[kernels][pad][tile]") {
+  const Tensor x = Filled<float>({2}, {1, 2});
+  auto padded = Pad("Pad", x, Filled<int64_t>({1, 2}, {int64_t{1} << 62, 0}));
+  CHECK(padded.status().code() == absl::StatusCode::kResourceExhausted);
+  auto overflow = Pad("Pad", x, Filled<int64_t>({1, 2}, {int64_t{1} << 62, int64_t{3} << 61}));
+  CHECK(overflow.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(absl::StrContains(overflow.status().message(), "output dimension 0 overflows"));
+  auto mirrored = Pad("MirrorPad", x, Filled<int64_t>({1, 2}, {int64_t{1} << 62, 0}), "SYMMETRIC");
+  CHECK(mirrored.status().code() == absl::StatusCode::kInvalidArgument);
+  auto tiled = Tile(Filled<float>({2, 2}, {1, 2, 3, 4}),
+                    Filled<int64_t>({2}, {int64_t{1} << 30, int64_t{1} << 30}));
+  CHECK(tiled.status().code() == absl::StatusCode::kResourceExhausted);
 }
 
 }  // namespace
