@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "graph/functional_control_flow.h"
@@ -151,9 +152,17 @@ class InputMapper {
     }
     int offset = 0;
     for (const OpDef::ArgDef& out : op->output_arg()) {
-      if (out.name() == arg) return offset + std::stoi(k);
       absl::StatusOr<int> length = ArgLength(node, out);
       if (!length.ok()) return CallError(call_, length.status().message());
+      if (out.name() == arg) {
+        int index = -1;
+        if (!absl::SimpleAtoi(k, &index) || index < 0 || index >= *length) {
+          return CallError(call_, absl::StrCat("the body refers to '", node.name(), ":", arg,
+                                               ":", k, "', but output '", arg, "' of ",
+                                               node.op(), " has indices 0 to ", *length - 1));
+        }
+        return offset + index;
+      }
       offset += *length;
     }
     return CallError(call_, absl::StrCat("op ", node.op(), " has no output '", arg, "'"));
@@ -234,6 +243,14 @@ absl::Status InlineCall(const NodeDef& call, const FunctionDef& f,
   return absl::OkStatus();
 }
 
+// INVALID_ARGUMENT naming `call` once the graph being built passes kMaxInlinedNodes.
+absl::Status CheckBudget(const NodeDef& call, const GraphDef& next, int depth) {
+  if (next.node_size() <= kMaxInlinedNodes) return absl::OkStatus();
+  return CallError(call, absl::StrCat("inlining makes the graph larger than ", kMaxInlinedNodes,
+                                      " nodes (at call depth ", depth + 1,
+                                      "; calls that fan out grow exponentially)"));
+}
+
 }  // namespace
 
 bool HasFunctionCalls(const GraphDef& graph_def, const OpRegistry& ops) {
@@ -257,6 +274,7 @@ absl::StatusOr<GraphDef> InlineFunctionCalls(const GraphDef& graph_def, const Op
           return CallError(node, absl::StrCat("control flow nests deeper than ", kMaxDepth, " levels"));
         }
         DFLOW_RETURN_IF_ERROR(LowerFunctionalControlFlow(node, current.library(), &next));
+        DFLOW_RETURN_IF_ERROR(CheckBudget(node, next, depth));
         continue;
       }
       google::protobuf::Map<std::string, AttrValue> bindings;
@@ -270,6 +288,7 @@ absl::StatusOr<GraphDef> InlineFunctionCalls(const GraphDef& graph_def, const Op
                                             " levels (a recursive function?)"));
       }
       DFLOW_RETURN_IF_ERROR(InlineCall(node, *f, bindings, ops, functions, &next));
+      DFLOW_RETURN_IF_ERROR(CheckBudget(node, next, depth));
     }
     current = std::move(next);
   }

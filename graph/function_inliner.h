@@ -23,10 +23,16 @@
 
 namespace dflow {
 
+// At most this many nodes after inlining: a library whose calls fan out (a function
+// calling the next one twice, 25 levels deep; recursion through two call sites) grows
+// exponentially, and is refused when it crosses this budget, before memory grows.
+inline constexpr int kMaxInlinedNodes = 1000000;
+
 // The GraphDef with every function call inlined (the library is kept). Returns the
 // input unchanged when it calls no function. INVALID_ARGUMENT naming the call node for a
 // call with the wrong number of inputs, a missing function, an output it cannot map,
-// argument lists of variable length, or recursion deeper than 32 calls.
+// argument lists of variable length, recursion deeper than 32 calls, or a graph that
+// would grow past kMaxInlinedNodes (the call node's name is the call chain).
 absl::StatusOr<GraphDef> InlineFunctionCalls(const GraphDef& graph_def,
                                              const OpRegistry& ops = OpRegistry::Global());
 

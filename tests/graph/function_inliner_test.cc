@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "graph/function_inliner.h"
 #include "graph/graph_def_import.h"
 #include "session/session.h"
@@ -133,6 +134,48 @@ TEST_CASE("Bad calls are errors naming the call", "[function_inliner]") {
     node { name: "r" op: "loop" input: "p" }
   )pb")));
   CHECK(absl::StrContains(recursive.status().message(), "a recursive function?"));
+
+  auto bad_index = InlineFunctionCalls(GraphFromText(std::string(kInputs) + R"pb(
+    node { name: "c" op: "bad" input: "p" }
+    library { function {
+      signature { name: "bad" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } }
+      node_def { name: "n" op: "Neg" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+      ret { key: "y" value: "n:y:zz" } } }
+  )pb"));
+  CHECK(bad_index.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(absl::StrContains(bad_index.status().message(),
+                          "Cannot inline the function call 'c' (bad): the body refers to "
+                          "'n:y:zz', but output 'y' of Neg has indices 0 to 0"));
+}
+
+// f0 calls f1 twice, f1 calls f2 twice, ...: 2^40 nodes if inlined. Refused at the
+// budget, in well under a second and without the memory.
+TEST_CASE("Calls that fan out exponentially are refused at the node budget",
+          "[function_inliner]") {
+  std::string library = "library {\n";
+  const int kLevels = 40;
+  for (int i = 0; i < kLevels; ++i) {
+    const std::string name = absl::StrCat("f", i);
+    absl::StrAppend(&library, "function { signature { name: '", name,
+                    "' input_arg { name: 'x' type: DT_FLOAT } output_arg { name: 'y' type: "
+                    "DT_FLOAT } }\n");
+    if (i + 1 < kLevels) {
+      const std::string callee = absl::StrCat("f", i + 1);
+      absl::StrAppend(&library, " node_def { name: 'a' op: '", callee, "' input: 'x' }",
+                      " node_def { name: 'b' op: '", callee, "' input: 'a:y:0' }",
+                      " ret { key: 'y' value: 'b:y:0' } }\n");
+    } else {
+      absl::StrAppend(&library, " node_def { name: 'n' op: 'Neg' input: 'x'",
+                      " attr { key: 'T' value { type: DT_FLOAT } } }",
+                      " ret { key: 'y' value: 'n:y:0' } }\n");
+    }
+  }
+  absl::StrAppend(&library, "}\n");
+  auto exploded = InlineFunctionCalls(
+      GraphFromText(std::string(kInputs) + "node { name: 'c' op: 'f0' input: 'p' }\n" + library));
+  CHECK(exploded.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(absl::StrContains(exploded.status().message(), "inlining makes the graph larger than"));
+  CHECK(absl::StrContains(exploded.status().message(), "Cannot inline the function call 'c/"));
 }
 
 }  // namespace
