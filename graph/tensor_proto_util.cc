@@ -86,6 +86,17 @@ absl::Status CheckTensorProto(const TensorProto& proto) {
           PartialShape::FromProto(proto.tensor_shape())->ToString(), " of ",
           DataTypeString(proto.dtype()), " needs ", n, " x ", size, " bytes"));
     }
+    if (proto.dtype() == DT_BOOL) {  // a bool byte is 0 or 1: anything else is UB to load
+      const std::string& bytes = proto.tensor_content();
+      for (size_t i = 0; i < bytes.size(); ++i) {
+        const unsigned char byte = static_cast<unsigned char>(bytes[i]);
+        if (byte > 1) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "bool tensor_content holds byte value ", byte, " at element ", i,
+              " (a bool is 0 or 1)"));
+        }
+      }
+    }
     return absl::OkStatus();
   }
   const int64_t values = TypedValueCount(proto);

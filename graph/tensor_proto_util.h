@@ -18,7 +18,8 @@ namespace dflow {
 absl::StatusOr<int64_t> TensorProtoNumElements(const TensorProto& proto);
 
 // Checks dtype (known, not a ref type), shape, and content: a non-empty tensor_content
-// must hold exactly num_elements * dtype size bytes; typed value fields must use the
+// must hold exactly num_elements * dtype size bytes (a bool's bytes 0 or 1, as TF
+// requires); typed value fields must use the
 // field TF decodes for the dtype and hold no more values than elements (fewer is legal:
 // TF repeats the last value).
 absl::Status CheckTensorProto(const TensorProto& proto);

@@ -125,6 +125,14 @@ absl::StatusOr<LogicalGpuPlan> ComputeLogicalGpus(
         " visible GPUs; it needs exactly one entry per visible GPU"));
   }
 
+  int num_logical = 0;
+  for (const auto& device : virtual_devices) num_logical += device.memory_limit_mb_size();
+  if (num_logical > kMaxLogicalGpus) {  // bounded like device_count: each costs memory
+    return absl::InvalidArgumentError(absl::StrCat(
+        "GPUOptions.experimental.virtual_devices declares ", num_logical,
+        " logical GPUs; at most ", kMaxLogicalGpus, " are supported"));
+  }
+
   LogicalGpuPlan plan;
   const bool allow_growth =
       ResolveAllowGrowth(options.allow_growth(), force_allow_growth_env, &plan.warnings);

@@ -72,6 +72,10 @@ absl::StatusOr<std::vector<int>> ParseVisibleDeviceList(absl::string_view list,
 bool ResolveAllowGrowth(bool config_value, std::optional<absl::string_view> env,
                         std::vector<std::string>* warnings);
 
+// At most this many logical GPUs from GPUOptions.experimental.virtual_devices (as
+// ConfigProto.device_count allows per type): more is INVALID_ARGUMENT, before any is made.
+inline constexpr int kMaxLogicalGpus = 1024;
+
 // The logical GPUs for `options`. `device_count_gpu` is device_count["GPU"] when the
 // config sets it (nullopt otherwise); `force_allow_growth_env` is the value of
 // TF_FORCE_GPU_ALLOW_GROWTH (nullopt when unset).

@@ -206,6 +206,15 @@ TEST_CASE("Import reports tensor content that disagrees with the shape", "[graph
                        "c", "tensor_content holds 4 bytes but shape [3] of float needs 3 x 4 bytes");
 }
 
+TEST_CASE("Import rejects bool tensor_content bytes other than 0 and 1", "[graph][import]") {
+  // Loading the byte 2 as a bool is undefined behaviour (LogicalNot(2) was true); TF
+  // refuses such a constant too.
+  RequireSingleProblem(R"(node { name: "b" op: "Const" attr { key: "dtype" value { type: DT_BOOL } }
+    attr { key: "value" value { tensor { dtype: DT_BOOL tensor_shape { dim { size: 3 } }
+                                         tensor_content: "\001\000\002" } } } })",
+                       "b", "bool tensor_content holds byte value 2 at element 2 (a bool is 0 or 1)");
+}
+
 TEST_CASE("Import reports more tensor values than the shape holds", "[graph][import]") {
   RequireSingleProblem(R"(node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
     attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 1 } }

@@ -160,6 +160,16 @@ TEST_CASE("virtual_devices needs one entry per visible GPU and non-negative limi
   error = PlanError(negative, FreshCards(1, kGiB));
   CHECK(error.code() == absl::StatusCode::kInvalidArgument);
   CHECK(absl::StrContains(error.message(), "memory_limit_mb"));
+
+  // 5,000 virtual devices (a 95 KB --config) took 3.8 GB and 10 s: now refused at once.
+  GPUOptions too_many;
+  auto* split = too_many.mutable_experimental()->add_virtual_devices();
+  for (int i = 0; i < 5000; ++i) split->add_memory_limit_mb(1);
+  error = PlanError(too_many, FreshCards(1, kGiB));
+  CHECK(error.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(error.message() ==
+        "GPUOptions.experimental.virtual_devices declares 5000 logical GPUs; at most 1024 are "
+        "supported");
 }
 
 TEST_CASE("visible_device_list maps visible ids to TF ids in order", "[gpu_options]") {

@@ -311,7 +311,7 @@ TEST_CASE("MatMul runs concurrently from several threads", "[kernels][matmul]") 
   const std::vector<float> b = Random<float>(96 * 200, 5);
   const std::vector<double> want = NaiveMatMul(a, b, 128, 96, 200, false, false);
   std::vector<double> worst(4, 0.0);
-  std::vector<bool> ok(4, false);
+  std::vector<char> ok(4, 0);  // not vector<bool>: its bits share words across threads
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
@@ -323,7 +323,7 @@ TEST_CASE("MatMul runs concurrently from several threads", "[kernels][matmul]") 
           worst[t] = std::max(worst[t], std::abs(got[i] - want[i]));
         }
       }
-      ok[t] = true;
+      ok[t] = 1;
     });
   }
   for (std::thread& thread : threads) thread.join();
