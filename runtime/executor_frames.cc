@@ -7,6 +7,7 @@
 // mutex per step: propagation is short next to running a kernel, and one lock keeps the
 // nested-frame cases (a frame finishing inside its parent's iteration) simple.
 #include <atomic>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
@@ -22,11 +23,23 @@
 namespace dflow {
 namespace {
 
-// FNV-1a: a stable 64-bit id for a dynamic frame name (kernels see it in frame_iter).
-uint64_t FrameId(absl::string_view name) {
-  uint64_t hash = 1469598103934665603ull;
-  for (char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+// FNV-1a over `bytes`, continuing from `hash`.
+uint64_t Fnv1a(uint64_t hash, const void* bytes, size_t size) {
+  const unsigned char* p = static_cast<const unsigned char*>(bytes);
+  for (size_t i = 0; i < size; ++i) hash = (hash ^ p[i]) * 1099511628211ull;
   return hash;
+}
+
+// A stable 64-bit id for the dynamic frame `name` opens in iteration `iter` of the frame
+// `parent_id` (kernels see it in frame_iter; every partition computes the same one, so
+// it pairs _Send/_Recv keys across devices). O(1) in the nesting depth: TF's dynamic
+// frame name "<parent>;<iter>;<name>" grows with depth, and building and hashing it per
+// frame made deep nests cubic.
+uint64_t ChildFrameId(uint64_t parent_id, int64_t iter, absl::string_view name) {
+  uint64_t hash = 1469598103934665603ull;
+  hash = Fnv1a(hash, &parent_id, sizeof(parent_id));
+  hash = Fnv1a(hash, &iter, sizeof(iter));
+  return Fnv1a(hash, name.data(), name.size());
 }
 
 // A value handed to successors after its node finished: a loop invariant (constant
@@ -45,7 +58,7 @@ class Executor::FrameRunState {
       : exec_(executor), args_(args), done_(std::move(done)) {}
 
   void Start() {
-    root_ = NewFrame(&exec_->frames_[0], "", nullptr, 0);
+    root_ = NewFrame(&exec_->frames_[0], 0, nullptr, 0);
     const std::vector<int>& roots = exec_->roots_;
     if (roots.empty()) {
       Finish();
@@ -78,8 +91,8 @@ class Executor::FrameRunState {
 
   struct Frame {
     const FrameInfo* info;
-    std::string name;  // "<parent name>;<parent iteration>;<frame_name>"; "" for root
-    uint64_t id = 0;
+    uint64_t id = 0;   // 0 for the root
+    int static_frame = 0;
     Frame* parent = nullptr;
     int64_t parent_iter = 0;
     int pending_enters = 0;
@@ -133,12 +146,12 @@ class Executor::FrameRunState {
     }
   };
 
-  std::unique_ptr<Frame> NewFrame(const FrameInfo* info, std::string name, Frame* parent,
+  std::unique_ptr<Frame> NewFrame(const FrameInfo* info, int static_frame, Frame* parent,
                                   int64_t parent_iter) {
     auto frame = std::make_unique<Frame>();
     frame->info = info;
-    frame->id = parent == nullptr ? 0 : FrameId(name);
-    frame->name = std::move(name);
+    frame->static_frame = static_frame;
+    frame->id = parent == nullptr ? 0 : ChildFrameId(parent->id, parent_iter, info->name);
     frame->parent = parent;
     frame->parent_iter = parent_iter;
     frame->pending_enters = info->num_enters;
@@ -371,13 +384,12 @@ class Executor::FrameRunState {
 
   Frame* FindOrCreateChild(Frame* parent, int64_t iter, int static_frame)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(flow_mu_) {
-    const FrameInfo& info = exec_->frames_[static_frame];
-    std::string name = absl::StrCat(parent->name, ";", iter, ";", info.name);
-    auto it = frames_.find(name);
+    const FrameKey key{parent, iter, static_frame};
+    auto it = frames_.find(key);
     if (it != frames_.end()) return it->second.get();
-    std::unique_ptr<Frame> child = NewFrame(&info, name, parent, iter);
+    std::unique_ptr<Frame> child = NewFrame(&exec_->frames_[static_frame], static_frame, parent, iter);
     Frame* raw = child.get();
-    frames_.emplace(std::move(name), std::move(child));
+    frames_.emplace(key, std::move(child));
     ++parent->iteration(iter)->outstanding_frames;
     return raw;
   }
@@ -503,7 +515,7 @@ class Executor::FrameRunState {
     Outputs dead;
     dead.node_dead = true;
     for (int exit : frame->dead_exits) ActivateNodes(exit, dead, parent, parent_iter, ready);
-    frames_.erase(frame->name);  // deletes `frame`
+    frames_.erase(FrameKey{parent, parent_iter, frame->static_frame});  // deletes `frame`
     --parent->iteration(parent_iter)->outstanding_frames;
     if (parent->parent != nullptr && CleanupIterations(parent, parent_iter, ready)) {
       FrameDone(parent, ready);
@@ -533,7 +545,9 @@ class Executor::FrameRunState {
   StepOutcome outcome_{args_.cancellation, args_.rendezvous};
   absl::Mutex flow_mu_;
   std::unique_ptr<Frame> root_;
-  absl::flat_hash_map<std::string, std::unique_ptr<Frame>> frames_ ABSL_GUARDED_BY(flow_mu_);
+  // Live child frames by (parent frame, parent iteration, static frame).
+  using FrameKey = std::tuple<const Frame*, int64_t, int>;
+  absl::flat_hash_map<FrameKey, std::unique_ptr<Frame>> frames_ ABSL_GUARDED_BY(flow_mu_);
 };
 
 void Executor::RunAsyncWithFrames(const Args& args, DoneCallback done) const {
