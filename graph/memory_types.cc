@@ -40,10 +40,15 @@ std::vector<bool> Flags(const NodeDef& node, const Args& args,
 }  // namespace
 
 MemoryTypes HostMemoryTypes(const KernelSupport& kernels, const Node& node) {
+  return HostMemoryTypes(kernels, node, node.assigned_device());
+}
+
+MemoryTypes HostMemoryTypes(const KernelSupport& kernels, const Node& node,
+                            const std::string& device_name) {
   MemoryTypes types;
   types.host_inputs.assign(node.num_inputs(), false);
   types.host_outputs.assign(node.num_outputs(), false);
-  absl::StatusOr<DeviceName> device = ParseDeviceName(node.assigned_device());
+  absl::StatusOr<DeviceName> device = ParseDeviceName(device_name);
   // On the CPU, device memory is host memory: nothing to tell apart.
   if (!device.ok() || !device->type.has_value() || *device->type == "CPU") return types;
   const std::vector<std::string> host_args = kernels.HostMemoryArgs(node.def(), *device->type);

@@ -15,6 +15,7 @@
 #ifndef DFLOW_GRAPH_MEMORY_TYPES_H_
 #define DFLOW_GRAPH_MEMORY_TYPES_H_
 
+#include <string>
 #include <vector>
 
 #include "graph/graph.h"
@@ -32,6 +33,10 @@ struct MemoryTypes {
 // args cannot be matched to the node's inputs (never an error: device memory is the
 // safe default, it only costs a copy).
 MemoryTypes HostMemoryTypes(const KernelSupport& kernels, const Node& node);
+// The same on `device` instead of the node's assigned device (the partitioner's rule 11
+// moves some control-flow nodes).
+MemoryTypes HostMemoryTypes(const KernelSupport& kernels, const Node& node,
+                            const std::string& device);
 
 }  // namespace dflow
 

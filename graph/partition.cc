@@ -109,6 +109,12 @@ class Partitioner {
     NodeDef* recv = nullptr;
   };
 
+  // The device a node runs on: its assigned device, or rule 11's.
+  const std::string& DeviceOf(const Node& node) const { return devices_[node.id()]; }
+  // Rule 11 (TF's OptimizeControlFlowColocation), then the check that no loop's
+  // non-constant Enter or NextIteration feeds another device.
+  void ColocateControlFlow();
+  absl::Status CheckIterationEdges() const;
   absl::Status AddNode(const Node& dst);
   // The name dst reads `e` through, creating or reusing a pair (rule 3; rule 10 for a
   // same-device edge). A new ref pair's `_Recv` is appended to `ref_recvs`.
@@ -142,6 +148,7 @@ class Partitioner {
   int name_counter_ = 0;
   // Rule 9: the graph's frames (when it has loops), each frame's LoopCond, and the
   // control loops built so far: (frame, device) -> their Merge.
+  std::vector<std::string> devices_;  // by node id
   std::optional<ControlFlowInfo> frames_;
   std::map<int, const Node*> loop_conds_;
   std::map<std::pair<int, std::string>, std::string> control_loops_;
@@ -149,14 +156,18 @@ class Partitioner {
 
 absl::StatusOr<std::map<std::string, GraphDef>> Partitioner::Run() {
   for (const Node* node : graph_.nodes()) {
-    if (node->assigned_device().empty()) {
+    if (node->assigned_device().empty()) {  // placement's own field, before rule 11
       return absl::InvalidArgumentError(
           absl::StrCat("Node '", node->name(), "' has no assigned device; place the graph ",
                        "before partitioning it"));
     }
   }
+  devices_.resize(graph_.num_node_ids());
+  for (const Node* node : graph_.nodes()) devices_[node->id()] = node->assigned_device();
   if (HasControlFlow(graph_)) {
     DFLOW_ASSIGN_OR_RETURN(frames_, BuildControlFlowInfo(graph_));
+    ColocateControlFlow();
+    DFLOW_RETURN_IF_ERROR(CheckIterationEdges());
     for (const Node* node : graph_.nodes()) {
       if (node->op() == "LoopCond") loop_conds_[frames_->node_frame[node->id()]] = node;
     }
@@ -170,8 +181,63 @@ absl::StatusOr<std::map<std::string, GraphDef>> Partitioner::Run() {
   return std::move(parts_);
 }
 
+// The first data edge out of / into `node`, or null.
+const Edge* FirstDataOut(const Node& node) {
+  for (const Edge* e : node.out_edges()) {
+    if (!e->IsControlEdge()) return e;
+  }
+  return nullptr;
+}
+
+const Edge* DataIn(const Node& node, int input) {
+  for (const Edge* e : node.in_edges()) {
+    if (!e->IsControlEdge() && e->dst_input == input) return e;
+  }
+  return nullptr;
+}
+
+// Rule 11: a non-ref Enter and a NextIteration run where the node they feed runs, a
+// Switch where its data comes from, an Exit where its Switch runs (in that order, so an
+// Exit follows its Switch's move).
+void Partitioner::ColocateControlFlow() {
+  for (const Node* node : graph_.nodes()) {
+    const bool enter = IsEnter(*node) && !IsRefType(node->input_types()[0]);
+    if (!enter && !IsNextIteration(*node)) continue;
+    if (const Edge* out = FirstDataOut(*node)) devices_[node->id()] = DeviceOf(*out->dst);
+  }
+  for (const Node* node : graph_.nodes()) {
+    if (node->op() != "Switch" && node->op() != "RefSwitch") continue;
+    if (const Edge* data = DataIn(*node, 0)) devices_[node->id()] = DeviceOf(*data->src);
+  }
+  for (const Node* node : graph_.nodes()) {
+    if (!IsExit(*node)) continue;
+    if (const Edge* data = DataIn(*node, 0)) devices_[node->id()] = DeviceOf(*data->src);
+  }
+}
+
+// A non-constant Enter delivers to iteration 0 only and a NextIteration to the next
+// iteration, while rule 9's `_Recv`s run in every iteration: such an edge across devices
+// would leave a `_Recv` waiting forever. Rule 11 avoids it unless the node feeds two
+// devices; then INVALID_ARGUMENT naming both nodes (a clear error, never a hang).
+absl::Status Partitioner::CheckIterationEdges() const {
+  for (const Node* node : graph_.nodes()) {
+    const AttrValue* constant = node->attr("is_constant");
+    const bool enter = IsEnter(*node) && (constant == nullptr || !constant->b());
+    if (!enter && !IsNextIteration(*node)) continue;
+    for (const Edge* e : node->out_edges()) {
+      if (DeviceOf(*e->dst) == DeviceOf(*node)) continue;
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Node '", node->name(), "' (", node->op(), ", on ", DeviceOf(*node), ") feeds '",
+          e->dst->name(), "' on ", DeviceOf(*e->dst),
+          ": a while loop's non-constant Enter and NextIteration must run on the device of "
+          "every node they feed; place those nodes on one device"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Partitioner::AddNode(const Node& dst) {
-  const std::string& device = dst.assigned_device();
+  const std::string& device = DeviceOf(dst);
   NodeDef* def = parts_[device].add_node();  // element pointers stay valid as it grows
   *def = dst.def();
   def->set_device(device);
@@ -179,7 +245,7 @@ absl::Status Partitioner::AddNode(const Node& dst) {
   std::vector<std::string> read_after;  // non-ref inputs a ref `_Recv` must wait for
   std::vector<NodeDef*> ref_recvs;
   for (const Edge* e : OrderedInputs(dst)) {
-    const bool direct = e->src->assigned_device() == device && !NeedsHostCopy(*e);
+    const bool direct = DeviceOf(*e->src) == device && !NeedsHostCopy(*e);
     std::string source = e->src->name();
     if (!direct) {
       DFLOW_ASSIGN_OR_RETURN(source, ReaderFor(*e, &ref_recvs));
@@ -205,10 +271,17 @@ absl::StatusOr<std::string> Partitioner::ReaderFor(const Edge& e,
     return pair.reader;
   }
   const bool host_recv = ReceivesIntoHost(e);
-  const CopyKey key{e.src->id(), e.src_output, e.dst->assigned_device(), host_recv};
+  const CopyKey key{e.src->id(), e.src_output, DeviceOf(*e.dst), host_recv};
   auto it = readers_.find(key);
   if (it != readers_.end()) return it->second;
-  DFLOW_ASSIGN_OR_RETURN(CopyPair pair, AddCopyPair(SpecFor(e, host_recv)));
+  const CopySpec spec = SpecFor(e, host_recv);
+  if (spec.frame != 0 && spec.dst_device != DeviceOf(*e.src)) {
+    // Building the control loop first: it may make this very pair (the LoopCond's).
+    DFLOW_RETURN_IF_ERROR(ControlLoopMerge(spec.frame, spec.dst_device).status());
+    it = readers_.find(key);
+    if (it != readers_.end()) return it->second;
+  }
+  DFLOW_ASSIGN_OR_RETURN(CopyPair pair, AddCopyPair(spec));
   readers_.emplace(key, pair.reader);
   return pair.reader;
 }
@@ -217,7 +290,7 @@ CopySpec Partitioner::SpecFor(const Edge& e, bool host_recv) {
   CopySpec spec;
   spec.src = e.src;
   spec.slot = e.IsControlEdge() ? kControlSlot : e.src_output;
-  spec.dst_device = e.dst->assigned_device();
+  spec.dst_device = DeviceOf(*e.dst);
   if (!e.IsControlEdge()) spec.dtype = BaseType(e.src->output_types()[e.src_output]);
   spec.host_send = SendsFromHost(e);
   spec.host_recv = host_recv;
@@ -229,7 +302,8 @@ CopySpec Partitioner::SpecFor(const Edge& e, bool host_recv) {
 const MemoryTypes& Partitioner::TypesOf(const Node& node) {
   auto it = memory_types_.find(node.id());
   if (it == memory_types_.end()) {
-    it = memory_types_.emplace(node.id(), HostMemoryTypes(*options_.kernels, node)).first;
+    it = memory_types_.emplace(node.id(), HostMemoryTypes(*options_.kernels, node, DeviceOf(node)))
+             .first;
   }
   return it->second;
 }
@@ -245,7 +319,7 @@ bool Partitioner::ReceivesIntoHost(const Edge& e) {
 }
 
 bool Partitioner::NeedsHostCopy(const Edge& e) {
-  if (e.src->assigned_device() != e.dst->assigned_device()) return false;
+  if (DeviceOf(*e.src) != DeviceOf(*e.dst)) return false;
   return ReceivesIntoHost(e) && !SendsFromHost(e);
 }
 
@@ -259,7 +333,7 @@ int Partitioner::EdgeFrame(const Edge& e) const {
 
 absl::StatusOr<Partitioner::CopyPair> Partitioner::AddCopyPair(const CopySpec& spec) {
   const std::string& src = spec.src->name();
-  const std::string& src_device = spec.src->assigned_device();
+  const std::string& src_device = DeviceOf(*spec.src);
   std::string send_input = InputName(src, spec.slot);
   if (spec.slot == kControlSlot) {  // rule 4: send an empty float tensor after src runs
     NodeDef* dummy = AddCopyNode(src_device, src, "Const");
@@ -312,7 +386,7 @@ absl::StatusOr<std::string> Partitioner::ControlLoopMerge(int frame, const std::
     tensor->mutable_tensor_shape()->add_dim()->set_size(0);
     entry = value->name();
   }
-  const std::string prefix = absl::StrCat("_cloop", info.name);
+  const std::string prefix = absl::StrCat("_cloop", loop_conds_.at(frame)->name());
   NodeDef* enter = AddLoopNode(device, prefix, "Enter", {entry});
   (*enter->mutable_attr())["frame_name"].set_s(info.name);
   (*enter->mutable_attr())["is_constant"].set_b(false);
@@ -333,7 +407,7 @@ absl::StatusOr<std::string> Partitioner::ControlLoopMerge(int frame, const std::
 // Merge (registered before this is called), so it runs once per iteration.
 absl::StatusOr<std::string> Partitioner::LoopPredicate(int frame, const std::string& device) {
   const Node* cond = loop_conds_.at(frame);
-  if (cond->assigned_device() == device) return cond->name();
+  if (DeviceOf(*cond) == device) return cond->name();
   bool host_recv = false;
   if (options_.kernels != nullptr) {
     NodeDef pivot;
@@ -381,7 +455,7 @@ NodeDef* Partitioner::AddLoopNode(const std::string& device, const std::string& 
 void Partitioner::SetSendRecvAttrs(const CopySpec& spec, NodeDef* node) const {
   auto& attr = *node->mutable_attr();
   attr["tensor_name"].set_s(spec.tensor_name);
-  attr["send_device"].set_s(spec.src->assigned_device());
+  attr["send_device"].set_s(DeviceOf(*spec.src));
   attr["send_device_incarnation"].set_i(options_.send_device_incarnation);
   attr["recv_device"].set_s(spec.dst_device);
   attr["client_terminated"].set_b(false);

@@ -48,9 +48,16 @@
 //     also puts it in the sender's frame). Host outputs into device inputs need no copy
 //     (accelerators read their pinned host memory directly).
 //
-// Not done (TF features DirectSession uses that dflow does not have yet): TF's
-// post-placement control-flow colocation (Switch with its data, Enter/NextIteration with
-// their consumer), bfloat16 casting of float edges.
+// 11. Control-flow colocation (TF's OptimizeControlFlowColocation), applied before rules
+//     1-10 and only to partitioning (placement, as `log_device_placement` shows it, is
+//     unchanged): a non-ref Enter and a NextIteration run on the device of the first node
+//     they feed, a Switch on the device of its data input, an Exit on its Switch's. A
+//     non-constant Enter or a NextIteration that still feeds another device (it feeds
+//     two) is INVALID_ARGUMENT naming both nodes: it delivers to one iteration only,
+//     while rule 9's `_Recv`s run in every iteration, so the step would hang.
+//
+// Not done (TF features DirectSession uses that dflow does not have yet): bfloat16
+// casting of float edges.
 #ifndef DFLOW_GRAPH_PARTITION_H_
 #define DFLOW_GRAPH_PARTITION_H_
 
@@ -81,7 +88,7 @@ struct PartitionOptions {
   const KernelSupport* kernels = nullptr;
 };
 
-// Splits `graph` per rules 1-10. Returns the partitions keyed (and so sorted) by device.
+// Splits `graph` per rules 1-11. Returns the partitions keyed (and so sorted) by device.
 // INVALID_ARGUMENT naming the node when a node has no assigned device.
 // REQUIRES: every node has an assigned device (placement ran).
 [[nodiscard]] absl::StatusOr<std::map<std::string, GraphDef>> PartitionGraph(
@@ -97,8 +104,10 @@ struct CrossDeviceCopy {
   std::vector<std::string> consumers;  // dst nodes reading it, in id order
 };
 
-// The copies PartitionGraph would insert, in the order it creates them. Ref-typed edges
-// are listed once per consuming edge (they are not deduped). The byte size is left to the
+// The copies PartitionGraph would insert for the graph's edges between assigned devices,
+// in the order it creates them (not rules 9-11's: control-loop predicates, same-device
+// copies, moved control-flow nodes). Ref-typed edges are listed once per consuming edge
+// (they are not deduped). The byte size is left to the
 // caller (from `Node::output_shapes()` of the source).
 std::vector<CrossDeviceCopy> ListCrossDeviceCopies(const Graph& graph);
 

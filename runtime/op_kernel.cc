@@ -246,8 +246,11 @@ void ComputeAsyncNoThrow(AsyncOpKernel* kernel, OpKernelContext* context,
   try {
     kernel->ComputeAsync(context, once);
   } catch (...) {
-    context->SetStatus(CurrentExceptionStatus());
-    once();
+    // Only when `done` has not run: running it may have freed `context`.
+    if (!called->exchange(true)) {
+      context->SetStatus(CurrentExceptionStatus());
+      done();
+    }
   }
 }
 

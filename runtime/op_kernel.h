@@ -290,7 +290,8 @@ class AsyncOpKernel : public OpKernel {
 // cleanly and the session stays usable.
 void ComputeNoThrow(OpKernel* kernel, OpKernelContext* context);
 // The same for ComputeAsync: when it throws before calling `done`, the status is set and
-// `done` is called here (once, whatever the kernel does).
+// `done` is called here (once, whatever the kernel does). A kernel that throws after
+// handing `done` to another thread is not supported (that thread may run it first).
 void ComputeAsyncNoThrow(AsyncOpKernel* kernel, OpKernelContext* context,
                          AsyncOpKernel::DoneCallback done);
 

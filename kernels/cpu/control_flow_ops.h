@@ -10,7 +10,7 @@
 // must see, so on accelerators these args live in host memory (TF's HostMemory):
 // Switch's `pred`, _SwitchN's `output_index`, Merge's `value_index`, LoopCond's `input`
 // and `output`, ToBool's `input` and `output`. A predicate computed in device memory
-// reaches them through the partitioner's same-device copy (partition.h rule 9).
+// reaches them through the partitioner's same-device copy (partition.h rule 10).
 #ifndef DFLOW_KERNELS_CPU_CONTROL_FLOW_OPS_H_
 #define DFLOW_KERNELS_CPU_CONTROL_FLOW_OPS_H_
 

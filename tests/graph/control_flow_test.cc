@@ -188,7 +188,22 @@ TEST_CASE("Nested loops split across devices stack their control loops",
   REQUIRE(outer_merge != nullptr);
   CHECK(inner->input(0) == outer_merge->name());
   CHECK(NodeNamed(on_gpu, outer->input(0))->op() == "Const");
-  CHECK(NodesOf(on_gpu, "_Recv").size() == 3);  // Body's input, both predicates
+  const NodeDef* inner_merge = nullptr;
+  for (const NodeDef* merge : NodesOf(on_gpu, "Merge")) {
+    if (merge->input(0) == inner->name()) inner_merge = merge;
+  }
+  REQUIRE(inner_merge != nullptr);
+  // Body's input and the inner predicate run per inner iteration, the outer predicate
+  // (the outer control loop's pivot) per outer iteration.
+  std::vector<const NodeDef*> recvs = NodesOf(on_gpu, "_Recv");
+  REQUIRE(recvs.size() == 3);
+  int gated_inner = 0, gated_outer = 0;
+  for (const NodeDef* recv : recvs) {
+    gated_inner += HasInput(*recv, "^" + inner_merge->name()) ? 1 : 0;
+    gated_outer += HasInput(*recv, "^" + outer_merge->name()) ? 1 : 0;
+  }
+  CHECK(gated_inner == 2);
+  CHECK(gated_outer == 1);
 }
 
 // GPU kernels for the arithmetic but not for the control-flow ops.

@@ -240,6 +240,15 @@ class TestThrowAsync : public AsyncOpKernel {
   }
 };
 
+class TestDoneThenThrow : public AsyncOpKernel {
+ public:
+  using AsyncOpKernel::AsyncOpKernel;
+  void ComputeAsync(OpKernelContext*, DoneCallback done) override {
+    done();  // the executor may free the context here
+    throw std::runtime_error("after done");
+  }
+};
+
 TEST_CASE("An exception thrown inside a kernel is a status naming the node",
           "[runtime][executor]") {
   Fixture f;
@@ -269,6 +278,15 @@ TEST_CASE("An exception thrown inside a kernel is a status naming the node",
     CHECK(status.code() == absl::StatusCode::kInternal);
     CHECK(status.message() ==
           "The kernel threw an exception: not implemented [[{{node boom}}]]");
+  }
+  SECTION("asynchronous, after calling done: the step already moved on; nothing is touched") {
+    KernelRegistry kernels;
+    REQUIRE(kernels.Register<TestConst>(KernelDefBuilder("Const").Device("CPU")).ok());
+    REQUIRE(kernels.Register<TestDoneThenThrow>(KernelDefBuilder("Abort").Device("CPU")).ok());
+    std::unique_ptr<Executor> executor = Build(f, graph, kernels);
+    Executor::Args args;
+    args.runner = &f.pool;
+    CHECK(executor->Run(args).ok());
   }
 }
 

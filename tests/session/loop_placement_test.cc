@@ -14,6 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "graph/proto_io.h"
 #include "session/session.h"
 #include "tests/testing/graph_testing.h"
@@ -159,6 +160,15 @@ int CountOps(const GraphDef& part, const std::string& op) {
   return n;
 }
 
+// The partitioner's control loops in `part` (their Enters are named "_cloop...").
+int CountControlLoops(const GraphDef& part) {
+  int n = 0;
+  for (const NodeDef& node : part.node()) {
+    n += node.op() == "Enter" && absl::StartsWith(node.name(), "_cloop") ? 1 : 0;
+  }
+  return n;
+}
+
 TEST_CASE("A loop body op on a simulated GPU runs each iteration under a CPU skeleton",
           "[session][control_flow][sim_gpu]") {
   testing::ScopedEnv gpus("DFLOW_SIMULATED_GPUS", "1:1024");
@@ -174,7 +184,8 @@ TEST_CASE("A loop body op on a simulated GPU runs each iteration under a CPU ske
   Opened split = RunLoop(graph("/gpu:0"), "w/exit", {1, -2, 0.5f}, want);
   CHECK(absl::EndsWith(DeviceOf(split, "w/mul"), "GPU:0"));
   const GraphDef& gpu = PartitionOf(split, "GPU:0");
-  CHECK(CountOps(gpu, "Enter") == 1);  // the GPU's control loop
+  CHECK(CountOps(gpu, "Enter") == 1);  // the GPU's control loop, nothing else
+  CHECK(CountControlLoops(gpu) == 1);
   CHECK(CountOps(gpu, "Merge") == 1);
 }
 
@@ -200,8 +211,52 @@ TEST_CASE("A loop skeleton on a simulated GPU runs a CPU-only body op each itera
   }
   CHECK(absl::EndsWith(DeviceOf(split, "w/next_x"), "CPU:0"));
   const GraphDef& gpu = PartitionOf(split, "GPU:0");
-  CHECK(CountOps(gpu, "_HostRecv") >= 1);  // Less -> LoopCond, on the GPU itself
-  CHECK(CountOps(PartitionOf(split, "CPU:0"), "Enter") == 1);  // the CPU's control loop
+  // Less -> LoopCond goes through a same-device copy into host memory (rule 10).
+  bool same_device_copy = false;
+  for (const NodeDef& node : gpu.node()) {
+    if (node.op() != "_HostRecv") continue;
+    const std::string& from = node.attr().at("send_device").s();
+    same_device_copy = same_device_copy || from == node.attr().at("recv_device").s();
+  }
+  CHECK(same_device_copy);
+  CHECK(CountControlLoops(PartitionOf(split, "CPU:0")) == 1);
+}
+
+TEST_CASE("Enter and NextIteration follow the node they feed; one feeding two devices is "
+          "refused, never a hang",
+          "[session][control_flow][sim_gpu]") {
+  testing::ScopedEnv gpus("DFLOW_SIMULATED_GPUS", "1:1024");
+  // The skeleton on the GPU, but x's Enter and NextIteration pinned to the CPU: they
+  // run on their Merge's device (TF's control-flow colocation), or the GPU's receive of
+  // an iteration-0-only value would wait in every iteration.
+  const std::string f32 = Attr("T", Type("DT_FLOAT"));
+  std::string text = Placeholder("x") + Loop("w", 3, "x", "/gpu:0") +
+                     FloatConst("w/two", 2, "^w/ii", "/gpu:0") +
+                     Node("w/next_x", "Mul", {"w/ix", "w/two"}, f32, "/gpu:0");
+  for (const char* pinned : {"'w/ex' op: 'Enter'", "'w/nx' op: 'NextIteration'"}) {
+    const std::string from = absl::StrCat("name: ", pinned, " device: '/gpu:0'");
+    const std::string to = absl::StrCat("name: ", pinned, " device: '/cpu:0'");
+    REQUIRE(absl::StrContains(text, from));
+    text = absl::StrReplaceAll(text, {{from, to}});
+  }
+  Opened moved = RunLoop(text, "w/exit", {1, -3}, {8, -24});
+  CHECK(absl::EndsWith(DeviceOf(moved, "w/ex"), "GPU:0"));
+  CHECK(absl::EndsWith(DeviceOf(moved, "w/nx"), "GPU:0"));
+
+  // An Enter read by its Merge on the GPU and by a node on the CPU cannot be placed.
+  ConfigProto config;
+  config.set_allow_soft_placement(true);
+  absl::StatusOr<std::unique_ptr<Session>> session = NewSession(config);
+  REQUIRE(session.ok());
+  REQUIRE((*session)
+              ->Create(testing::GraphFromText(
+                  text + Node("w/peek", "Identity", {"w/ex"}, f32, "/cpu:0")))
+              .ok());
+  std::vector<Tensor> out;
+  absl::Status status = (*session)->Run({{"x", Vector({1})}}, {"w/exit"}, {"w/peek"}, &out);
+  CHECK(status.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(absl::StrContains(status.message(), "Node 'w/ex' (Enter, on "));
+  CHECK(absl::StrContains(status.message(), "feeds 'w/peek' on "));
 }
 
 TEST_CASE("Nested loops split across devices stack per-device control loops",
@@ -219,7 +274,7 @@ TEST_CASE("Nested loops split across devices stack per-device control loops",
   const std::vector<float> want = {64, -128};
   RunLoop(graph("/cpu:0"), "o/exit", {1, -2}, want);
   Opened split = RunLoop(graph("/gpu:0"), "o/exit", {1, -2}, want);
-  CHECK(CountOps(PartitionOf(split, "GPU:0"), "Enter") == 2);
+  CHECK(CountControlLoops(PartitionOf(split, "GPU:0")) == 2);
   // The other way round: both skeletons on the GPU, both predicates computed on the CPU.
   const std::string gpu_skeletons =
       Placeholder("x") + Loop("o", 2, "x", "/gpu:0", "", "/cpu:0") +
@@ -228,7 +283,7 @@ TEST_CASE("Nested loops split across devices stack per-device control loops",
       FloatConst("o/i/two", 2, "^o/i/ii", "/gpu:0") +
       Node("o/i/next_x", "Mul", {"o/i/ix", "o/i/two"}, Attr("T", Type("DT_FLOAT")), "/gpu:0");
   Opened flipped = RunLoop(gpu_skeletons, "o/exit", {1, -2}, want);
-  CHECK(CountOps(PartitionOf(flipped, "CPU:0"), "Enter") == 2);
+  CHECK(CountControlLoops(PartitionOf(flipped, "CPU:0")) == 2);
 }
 
 // Runs zoo golden `name` (tests/data/zoo) on one simulated GPU, checks TF's answers and
@@ -304,7 +359,7 @@ TEST_CASE("Keras RNNs and dynamic_rnn run their loop bodies' MatMuls on a simula
     CHECK(HasLoopBodyOp(gpu, "MatMul"));
     CHECK(HasLoopBodyOp(gpu, "LoopCond"));
     CHECK(HasLoopBodyOp(gpu, "Merge"));
-    CHECK(CountOps(PartitionOf(opened, "CPU:0"), "Enter") >= 1);  // the CPU's control loop
+    CHECK(CountControlLoops(PartitionOf(opened, "CPU:0")) >= 1);
   }
 }
 
