@@ -208,18 +208,21 @@ void AsyncOpKernel::Compute(OpKernelContext* context) {
 
 namespace {
 
-// The status for the exception being handled (call only inside a catch block).
-absl::Status CurrentExceptionStatus() {
+absl::Status OomStatus(const char* what, const char* cause) {
+  return absl::ResourceExhaustedError(
+      absl::StrCat("OOM inside the kernel (", what, "): an input asked for ", cause));
+}
+
+// Runs `body`; an exception it throws comes back as a status (never rethrown).
+template <typename Body>
+absl::Status Contained(Body&& body) {
   try {
-    throw;
+    body();
+    return absl::OkStatus();
   } catch (const std::bad_alloc& e) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("OOM inside the kernel (", e.what(), "): an input asked for more memory "
-                     "than could be allocated"));
+    return OomStatus(e.what(), "more memory than could be allocated");
   } catch (const std::length_error& e) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("OOM inside the kernel (", e.what(), "): an input asked for a size "
-                     "that does not fit"));
+    return OomStatus(e.what(), "a size that does not fit");
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("The kernel threw an exception: ", e.what()));
   } catch (...) {
@@ -230,11 +233,8 @@ absl::Status CurrentExceptionStatus() {
 }  // namespace
 
 void ComputeNoThrow(OpKernel* kernel, OpKernelContext* context) {
-  try {
-    kernel->Compute(context);
-  } catch (...) {
-    context->SetStatus(CurrentExceptionStatus());
-  }
+  absl::Status status = Contained([&] { kernel->Compute(context); });
+  if (!status.ok()) context->SetStatus(status);
 }
 
 void ComputeAsyncNoThrow(AsyncOpKernel* kernel, OpKernelContext* context,
@@ -243,14 +243,11 @@ void ComputeAsyncNoThrow(AsyncOpKernel* kernel, OpKernelContext* context,
   auto once = [called, done] {
     if (!called->exchange(true)) done();
   };
-  try {
-    kernel->ComputeAsync(context, once);
-  } catch (...) {
-    // Only when `done` has not run: running it may have freed `context`.
-    if (!called->exchange(true)) {
-      context->SetStatus(CurrentExceptionStatus());
-      done();
-    }
+  absl::Status status = Contained([&] { kernel->ComputeAsync(context, once); });
+  // Only when `done` has not run: running it may have freed `context`.
+  if (!status.ok() && !called->exchange(true)) {
+    context->SetStatus(status);
+    done();
   }
 }
 
