@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <memory>
 
 namespace dflow {
@@ -32,12 +33,20 @@ struct ParallelForState {
   std::atomic<int64_t> done{0};
   std::mutex mu;
   std::condition_variable all_done;
+  std::exception_ptr error;  // the first exception a block threw (guarded by mu)
 
-  // Claims and runs blocks until none are left.
+  // Claims and runs blocks until none are left. A block that throws (a kernel's
+  // container asking for too much memory) is counted as done and its exception kept for
+  // the caller: on a pool thread it would end the process (std::terminate).
   void Drain() {
     for (int64_t b; (b = next.fetch_add(1)) < num_blocks;) {
       const int64_t begin = b * block;
-      fn(begin, std::min(total, begin + block));
+      try {
+        fn(begin, std::min(total, begin + block));
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!error) error = std::current_exception();
+      }
       if (done.fetch_add(1) + 1 == num_blocks) {
         std::lock_guard<std::mutex> lock(mu);
         all_done.notify_all();
@@ -163,6 +172,9 @@ void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
   }
   std::unique_lock<std::mutex> lock(state->mu);
   state->all_done.wait(lock, [&] { return state->done.load() == state->num_blocks; });
+  // Hand a block's exception back to the thread that called ParallelFor, inside the
+  // kernel's Compute, where ComputeNoThrow (op_kernel.h) turns it into the step's status.
+  if (state->error) std::rethrow_exception(state->error);
 }
 
 }  // namespace dflow

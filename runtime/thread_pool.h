@@ -48,7 +48,9 @@ class ThreadPool {
 
   // Calls fn(begin, end) over disjoint ranges covering [0, total) and returns when all
   // are done. `cost_per_unit` (roughly cycles per element) decides how many shards are
-  // worth the scheduling overhead; cheap small loops run inline.
+  // worth the scheduling overhead; cheap small loops run inline. If `fn` throws, every
+  // range still completes and the first exception reaches the caller once all are done
+  // (never a pool thread, where it would end the process).
   void ParallelFor(int64_t total, int64_t cost_per_unit,
                    const std::function<void(int64_t, int64_t)>& fn);
 

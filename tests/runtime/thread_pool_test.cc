@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -35,6 +36,33 @@ TEST_CASE("ParallelFor covers [0, total) exactly once", "[thread_pool]") {
     INFO("total " << total);
     CHECK(wrong == 0);
   }
+}
+
+// A kernel's shard that throws on a pool thread (a container's bad_alloc) used to end
+// the process; now every shard completes and the caller gets the exception, inside the
+// kernel's Compute where ComputeNoThrow turns it into a status (issue 15).
+TEST_CASE("An exception in a ParallelFor shard reaches the caller, not std::terminate",
+          "[thread_pool]") {
+  ThreadPool pool(2, "test");
+  for (int rep = 0; rep < 20; ++rep) {
+    std::atomic<int64_t> covered{0};
+    bool caught = false;
+    try {
+      pool.ParallelFor(1000, 100000, [&covered](int64_t begin, int64_t end) {
+        covered.fetch_add(end - begin);
+        if (begin > 0) throw std::bad_alloc();  // a shard other than the first one
+      });
+    } catch (const std::bad_alloc&) {
+      caught = true;
+    }
+    CHECK(caught);
+    CHECK(covered.load() == 1000);  // every shard ran
+  }
+  std::atomic<int> after{0};  // the pool still works
+  pool.ParallelFor(100, 100000, [&after](int64_t begin, int64_t end) {
+    after.fetch_add(static_cast<int>(end - begin));
+  });
+  CHECK(after.load() == 100);
 }
 
 TEST_CASE("WaitUntilIdle waits for chained tasks and their captures", "[thread_pool]") {
