@@ -74,6 +74,11 @@ bool IsExit(const Node& node) { return OpIs(node, "Exit"); }
 bool IsNextIteration(const Node& node) { return OpIs(node, "NextIteration"); }
 bool IsMerge(const Node& node) { return OpIs(node, "Merge"); }
 
+bool IsConstantEnter(const Node& node) {
+  const AttrValue* constant = node.attr("is_constant");
+  return IsEnter(node) && constant != nullptr && constant->b();
+}
+
 bool HasControlFlow(const Graph& graph) {
   for (const Node* node : graph.nodes()) {
     if (IsEnter(*node) || IsExit(*node) || IsNextIteration(*node) || IsMerge(*node)) {

@@ -29,6 +29,8 @@ bool IsEnter(const Node& node);
 bool IsExit(const Node& node);
 bool IsNextIteration(const Node& node);
 bool IsMerge(const Node& node);
+// An Enter whose `is_constant` attr is true: a loop invariant, seen by every iteration.
+bool IsConstantEnter(const Node& node);
 // Whether `graph` has any node that needs frame-aware execution (Enter, Exit,
 // NextIteration or Merge).
 bool HasControlFlow(const Graph& graph);

@@ -80,6 +80,15 @@ FunctionDefLibrary ReachableLibrary(const FunctionDefLibrary& library, const Gra
   return result;
 }
 
+// Makes a Const NodeDef produce a float tensor of shape [0]: what a control edge sends
+// (rule 4) and what a control loop enters with (rule 9).
+void SetEmptyFloatValue(NodeDef* node) {
+  (*node->mutable_attr())["dtype"].set_type(DT_FLOAT);
+  TensorProto* value = (*node->mutable_attr())["value"].mutable_tensor();
+  value->set_dtype(DT_FLOAT);
+  value->mutable_tensor_shape()->add_dim()->set_size(0);
+}
+
 // What one `_Send`/`_Recv` pair moves: an edge of the graph, or the predicate a
 // control loop reads (rule 9).
 struct CopySpec {
@@ -181,17 +190,10 @@ absl::StatusOr<std::map<std::string, GraphDef>> Partitioner::Run() {
   return std::move(parts_);
 }
 
-// The first data edge out of / into `node`, or null.
+// The first data edge out of `node`, or null.
 const Edge* FirstDataOut(const Node& node) {
   for (const Edge* e : node.out_edges()) {
     if (!e->IsControlEdge()) return e;
-  }
-  return nullptr;
-}
-
-const Edge* DataIn(const Node& node, int input) {
-  for (const Edge* e : node.in_edges()) {
-    if (!e->IsControlEdge() && e->dst_input == input) return e;
   }
   return nullptr;
 }
@@ -207,11 +209,11 @@ void Partitioner::ColocateControlFlow() {
   }
   for (const Node* node : graph_.nodes()) {
     if (node->op() != "Switch" && node->op() != "RefSwitch") continue;
-    if (const Edge* data = DataIn(*node, 0)) devices_[node->id()] = DeviceOf(*data->src);
+    if (const Edge* data = node->input_edge(0)) devices_[node->id()] = DeviceOf(*data->src);
   }
   for (const Node* node : graph_.nodes()) {
     if (!IsExit(*node)) continue;
-    if (const Edge* data = DataIn(*node, 0)) devices_[node->id()] = DeviceOf(*data->src);
+    if (const Edge* data = node->input_edge(0)) devices_[node->id()] = DeviceOf(*data->src);
   }
 }
 
@@ -221,8 +223,7 @@ void Partitioner::ColocateControlFlow() {
 // devices; then INVALID_ARGUMENT naming both nodes (a clear error, never a hang).
 absl::Status Partitioner::CheckIterationEdges() const {
   for (const Node* node : graph_.nodes()) {
-    const AttrValue* constant = node->attr("is_constant");
-    const bool enter = IsEnter(*node) && (constant == nullptr || !constant->b());
+    const bool enter = IsEnter(*node) && !IsConstantEnter(*node);
     if (!enter && !IsNextIteration(*node)) continue;
     for (const Edge* e : node->out_edges()) {
       if (DeviceOf(*e->dst) == DeviceOf(*node)) continue;
@@ -337,10 +338,7 @@ absl::StatusOr<Partitioner::CopyPair> Partitioner::AddCopyPair(const CopySpec& s
   std::string send_input = InputName(src, spec.slot);
   if (spec.slot == kControlSlot) {  // rule 4: send an empty float tensor after src runs
     NodeDef* dummy = AddCopyNode(src_device, src, "Const");
-    (*dummy->mutable_attr())["dtype"].set_type(DT_FLOAT);
-    TensorProto* value = (*dummy->mutable_attr())["value"].mutable_tensor();
-    value->set_dtype(DT_FLOAT);
-    value->mutable_tensor_shape()->add_dim()->set_size(0);
+    SetEmptyFloatValue(dummy);
     dummy->add_input(InputName(src, kControlSlot));
     send_input = dummy->name();
   }
@@ -380,10 +378,7 @@ absl::StatusOr<std::string> Partitioner::ControlLoopMerge(int frame, const std::
     DFLOW_ASSIGN_OR_RETURN(entry, ControlLoopMerge(info.parent, device));
   } else {
     NodeDef* value = AddLoopNode(device, "_cloop", "Const", {});
-    (*value->mutable_attr())["dtype"].set_type(DT_FLOAT);
-    TensorProto* tensor = (*value->mutable_attr())["value"].mutable_tensor();
-    tensor->set_dtype(DT_FLOAT);
-    tensor->mutable_tensor_shape()->add_dim()->set_size(0);
+    SetEmptyFloatValue(value);
     entry = value->name();
   }
   const std::string prefix = absl::StrCat("_cloop", loop_conds_.at(frame)->name());

@@ -579,8 +579,7 @@ absl::Status Executor::BuildFlowInfo(const Graph& graph, const std::vector<Node*
     } else if (IsEnter(node)) {
       flow.kind = FlowKind::kEnter;
       flow.child_frame = info.entered_frame[node.id()];
-      const AttrValue* constant = node.attr("is_constant");
-      flow.is_constant_enter = constant != nullptr && constant->b();
+      flow.is_constant_enter = IsConstantEnter(node);
     } else if (IsExit(node)) {
       flow.kind = FlowKind::kExit;
     } else if (IsNextIteration(node)) {
