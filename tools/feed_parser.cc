@@ -12,183 +12,25 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "graph/proto_io.h"
+#include "tools/feed_scalar.h"
 #include "tools/npy.h"
 #include "tools/text_cursor.h"
 
 namespace dflow {
 namespace {
 
-// One element before conversion to the target dtype.
-struct Scalar {
-  enum Kind { kInt, kUint, kFloat, kBool, kString } kind = kInt;
-  int64_t i = 0;   // kInt, kBool (0/1), kString (index into the string table)
-  uint64_t u = 0;  // kUint: integers above int64's range
-  double d = 0;    // kFloat
-};
-
-std::string ScalarText(const Scalar& s, const std::vector<std::string>& strings) {
-  switch (s.kind) {
-    case Scalar::kInt: return absl::StrCat(s.i);
-    case Scalar::kUint: return absl::StrCat(s.u);
-    case Scalar::kBool: return s.i ? "true" : "false";
-    case Scalar::kString: return absl::StrCat("\"", strings[s.i], "\"");
-    case Scalar::kFloat: break;
-  }
-  if (std::isnan(s.d)) return "NaN";
-  if (std::isinf(s.d)) return s.d > 0 ? "Infinity" : "-Infinity";
-  return absl::StrFormat("%.17g", s.d);
-}
-
-// Stores `s` as a T, or returns why it cannot be one (rule 3). T is a numeric type.
-template <typename T>
-std::string ToNumber(const Scalar& s, T* out) {
-  using Limits = std::numeric_limits<T>;
-  if (s.kind == Scalar::kString) return "a string is not a number";
-  if (s.kind == Scalar::kBool) {
-    *out = static_cast<T>(s.i);
-    return "";
-  }
-  if constexpr (std::is_floating_point_v<T>) {
-    if (s.kind == Scalar::kInt) {
-      *out = static_cast<T>(s.i);
-    } else if (s.kind == Scalar::kUint) {
-      *out = static_cast<T>(s.u);
-    } else {
-      // Above FLT_MAX + half an ulp (2^103) a double no longer rounds to a finite float.
-      if (std::is_same_v<T, float> && std::isfinite(s.d) &&
-          std::fabs(s.d) >= 3.4028235677973366e38) {
-        return "out of range";
-      }
-      *out = static_cast<T>(s.d);
-    }
-    return "";
-  } else {
-    if (s.kind == Scalar::kInt) {
-      const bool fits = std::is_signed_v<T>
-                            ? s.i >= static_cast<int64_t>(Limits::min()) &&
-                                  s.i <= static_cast<int64_t>(Limits::max())
-                            : s.i >= 0 && static_cast<uint64_t>(s.i) <=
-                                              static_cast<uint64_t>(Limits::max());
-      if (!fits) return "out of range";
-      *out = static_cast<T>(s.i);
-      return "";
-    }
-    if (s.kind == Scalar::kUint) {
-      if (s.u > static_cast<uint64_t>(Limits::max())) return "out of range";
-      *out = static_cast<T>(s.u);
-      return "";
-    }
-    if (!std::isfinite(s.d) || std::trunc(s.d) != s.d) return "not an integer";
-    // (double)max + 1 is exact for every integer type (2^63 and 2^64 included).
-    if (s.d < static_cast<double>(Limits::min()) ||
-        s.d >= static_cast<double>(Limits::max()) + 1.0) {
-      return "out of range";
-    }
-    *out = static_cast<T>(s.d);
-    return "";
-  }
-}
-
-// Half and bfloat16 as TF converts numbers to them: to float first (so rule 3's float
-// range applies), then to nearest even; a finite value that becomes infinity is out of
-// range. (TF's tf.constant and Cast also round through float.)
-template <typename T>
-std::string ToHalf(const Scalar& s, T* out) {
-  float value = 0;
-  const std::string why = ToNumber<float>(s, &value);
-  if (!why.empty()) return why;
-  *out = T::FromFloat(value);
-  if (std::isinf(out->ToFloat()) && !std::isinf(value)) return "out of range";
-  return "";
-}
-
-std::string ToBool(const Scalar& s, bool* out) {
-  if (s.kind == Scalar::kBool) {
-    *out = s.i != 0;
-    return "";
-  }
-  const bool zero = (s.kind == Scalar::kInt && s.i == 0) || (s.kind == Scalar::kFloat && s.d == 0);
-  const bool one = (s.kind == Scalar::kInt && s.i == 1) || (s.kind == Scalar::kFloat && s.d == 1);
-  if (!zero && !one) return "a bool must be true, false, 0 or 1";
-  *out = one;
-  return "";
-}
-
-bool IsConvertibleDtype(DataType dtype) {
-  return dtype == DT_STRING || DispatchNumericOrHalf(dtype, [](auto) {});
-}
-
-// The JSON strings "NaN", "Infinity" and "-Infinity" as numbers: the JSON output
-// (tools/tensor_printer.h) writes non-finite values that way, so it reads back.
-Scalar NonFiniteFromString(const Scalar& s, const std::vector<std::string>& strings) {
-  if (s.kind != Scalar::kString) return s;
-  const std::string& text = strings[s.i];
-  Scalar number;
-  number.kind = Scalar::kFloat;
-  if (text == "NaN") {
-    number.d = std::numeric_limits<double>::quiet_NaN();
-  } else if (text == "Infinity" || text == "-Infinity") {
-    number.d = text[0] == '-' ? -std::numeric_limits<double>::infinity()
-                              : std::numeric_limits<double>::infinity();
-  } else {
-    return s;
-  }
-  return number;
-}
-
 absl::Status UnsupportedDtype(DataType dtype) {
   return absl::InvalidArgumentError(
       absl::StrCat("feeding ", DataTypeString(dtype), " tensors is not supported"));
 }
 
-// Writes every scalar into `tensor` (of a convertible dtype), naming the first element
-// that does not convert.
-absl::Status StoreAll(const std::vector<Scalar>& scalars, const std::vector<std::string>& strings,
-                      const Tensor& tensor) {
-  const DataType dtype = tensor.dtype();
-  std::string why;
-  int64_t bad = -1;
-  if (dtype == DT_STRING) {
-    std::string* out = tensor.data<std::string>();
-    for (size_t i = 0; i < scalars.size() && bad < 0; ++i) {
-      if (scalars[i].kind != Scalar::kString) {
-        why = "expected a JSON string";
-        bad = static_cast<int64_t>(i);
-      } else {
-        out[i] = strings[scalars[i].i];
-      }
-    }
-  } else {
-    DispatchNumericOrHalf(dtype, [&](auto zero) {
-      using T = decltype(zero);
-      T* out = tensor.data<T>();
-      for (size_t i = 0; i < scalars.size() && bad < 0; ++i) {
-        const Scalar scalar = NonFiniteFromString(scalars[i], strings);
-        if constexpr (std::is_same_v<T, bool>) {
-          why = ToBool(scalar, &out[i]);
-        } else if constexpr (kIsHalfOrBfloat16<T>) {
-          why = ToHalf<T>(scalar, &out[i]);
-        } else {
-          why = ToNumber<T>(scalar, &out[i]);
-        }
-        if (!why.empty()) bad = static_cast<int64_t>(i);
-      }
-    });
-  }
-  if (bad < 0) return absl::OkStatus();
-  const std::string where =
-      tensor.shape().dims() == 0 ? std::string() : absl::StrCat(" (element ", bad, ")");
-  return absl::InvalidArgumentError(absl::StrCat("value ", ScalarText(scalars[bad], strings),
-                                                 where, " cannot be ",
-                                                 DataTypeNumpyName(dtype), ": ", why));
-}
-
 // Recursive-descent parser for rule 1. Shape bookkeeping: dims_[d] is the length every
 // list at depth d must have (-1 until the first one closes); leaf_depth_ is the depth
 // of every leaf (-1 until the first leaf).
+// Each leaf goes to `sink` as it is read.
 class JsonTensorParser : private TextCursor {
  public:
-  explicit JsonTensorParser(absl::string_view text) : TextCursor(text) {}
+  JsonTensorParser(absl::string_view text, ElementSink* sink) : TextCursor(text), sink_(sink) {}
 
   absl::Status Parse() {
     absl::Status status = ParseValue(0);
@@ -203,8 +45,6 @@ class JsonTensorParser : private TextCursor {
     if (leaf_depth_ < 0) return dims_;
     return std::vector<int64_t>(dims_.begin(), dims_.begin() + leaf_depth_);
   }
-  const std::vector<Scalar>& scalars() const { return scalars_; }
-  const std::vector<std::string>& strings() const { return strings_; }
 
  private:
   // Syntax errors.
@@ -266,16 +106,20 @@ class JsonTensorParser : private TextCursor {
                      "a number where earlier elements at this depth are lists");
     }
     if (leaf_depth_ < 0) leaf_depth_ = depth;
-    Scalar scalar;
-    absl::Status status = ParseScalar(&scalar);
+    absl::Status status = ParseScalar(&scalar_);
     if (!status.ok()) return status;
-    scalars_.push_back(scalar);
+    sink_->Append(scalar_);
     return absl::OkStatus();
   }
 
   absl::Status ParseScalar(Scalar* out) {
     const char c = text_[pos_];
     if (c == '"') return ParseString(out);
+    // Numbers first: they are nearly every leaf of a large feed.
+    if ((c >= '0' && c <= '9') || (c == '-' && pos_ + 1 < text_.size() &&
+                                   IsDigit(text_[pos_ + 1]))) {
+      return ParseNumber(out);
+    }
     for (const bool flag : {true, false}) {
       if (ConsumeWord(flag ? "true" : "false")) {
         out->kind = Scalar::kBool;
@@ -329,9 +173,12 @@ class JsonTensorParser : private TextCursor {
     // "-0" stays a float, so that float dtypes keep its sign (the JSON output prints
     // -0.0 as -0); integer dtypes read it as 0 either way.
     if (integral && literal != "-0" && ParseInteger(literal, out)) return absl::OkStatus();
-    const std::string copy(literal);
     out->kind = Scalar::kFloat;
-    out->d = std::strtod(copy.c_str(), nullptr);
+    // from_chars rounds correctly like strtod, without strtod's copy and locale; out of
+    // double's range it reports result_out_of_range (too large) or underflow to 0.
+    const auto [end, ec] = std::from_chars(literal.data(), literal.data() + literal.size(), out->d);
+    (void)end;
+    if (ec == std::errc::result_out_of_range) out->d = SlowParseDouble(literal);
     if (std::isinf(out->d)) {
       pos_ = start;
       return ErrorAt("unsupported value",
@@ -341,6 +188,12 @@ class JsonTensorParser : private TextCursor {
   }
 
   static bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+  // Out of double's range: strtod gives +-inf for overflow and 0 or a denormal for
+  // underflow, which the error and the float conversion rules expect.
+  static double SlowParseDouble(absl::string_view literal) {
+    const std::string copy(literal);
+    return std::strtod(copy.c_str(), nullptr);
+  }
   bool ConsumeDigits() {
     const size_t begin = pos_;
     while (pos_ < text_.size() && IsDigit(text_[pos_])) ++pos_;
@@ -388,8 +241,7 @@ class JsonTensorParser : private TextCursor {
       if (!escape.ok()) return escape;
     }
     out->kind = Scalar::kString;
-    out->i = static_cast<int64_t>(strings_.size());
-    strings_.push_back(std::move(value));
+    out->s = std::move(value);
     return absl::OkStatus();
   }
 
@@ -455,34 +307,35 @@ class JsonTensorParser : private TextCursor {
 
   std::vector<int64_t> dims_;
   int leaf_depth_ = -1;
-  std::vector<Scalar> scalars_;
-  std::vector<std::string> strings_;
+  ElementSink* sink_;
+  Scalar scalar_;  // the leaf being read, reused
 };
 
-// Reads element `i` of a numeric or bool tensor as a Scalar.
-Scalar ReadScalar(const Tensor& tensor, int64_t i) {
-  Scalar s;
+// Hands every element of a numeric or bool tensor to `sink`.
+void AppendAll(const Tensor& tensor, ElementSink* sink) {
   DispatchNumericOrHalf(tensor.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    const T v = tensor.data<T>()[i];
-    if constexpr (std::is_same_v<T, bool>) {
-      s.kind = Scalar::kBool;
-      s.i = v ? 1 : 0;
-    } else if constexpr (kIsHalfOrBfloat16<T>) {
-      s.kind = Scalar::kFloat;
-      s.d = v.ToFloat();
-    } else if constexpr (std::is_floating_point_v<T>) {
-      s.kind = Scalar::kFloat;
-      s.d = static_cast<double>(v);
-    } else if constexpr (std::is_same_v<T, uint64_t>) {
-      s.kind = Scalar::kUint;
-      s.u = v;
-    } else {
-      s.kind = Scalar::kInt;
-      s.i = static_cast<int64_t>(v);
+    Scalar s;
+    for (const T v : absl::MakeConstSpan(tensor.data<T>(), tensor.NumElements())) {
+      if constexpr (std::is_same_v<T, bool>) {
+        s.kind = Scalar::kBool;
+        s.i = v ? 1 : 0;
+      } else if constexpr (kIsHalfOrBfloat16<T>) {
+        s.kind = Scalar::kFloat;
+        s.d = v.ToFloat();
+      } else if constexpr (std::is_floating_point_v<T>) {
+        s.kind = Scalar::kFloat;
+        s.d = static_cast<double>(v);
+      } else if constexpr (std::is_same_v<T, uint64_t>) {
+        s.kind = Scalar::kUint;
+        s.u = v;
+      } else {
+        s.kind = Scalar::kInt;
+        s.i = static_cast<int64_t>(v);
+      }
+      sink->Append(s);
     }
   });
-  return s;
 }
 
 absl::Status WithFeedName(absl::string_view name, const absl::Status& status) {
@@ -494,19 +347,13 @@ absl::Status WithFeedName(absl::string_view name, const absl::Status& status) {
 absl::StatusOr<Tensor> ParseJsonTensor(absl::string_view json, DataType dtype,
                                        Allocator* allocator) {
   if (!IsConvertibleDtype(dtype)) return UnsupportedDtype(dtype);
-  JsonTensorParser parser(json);
+  std::unique_ptr<ElementSink> sink = MakeElementSink(dtype);
+  JsonTensorParser parser(json, sink.get());
   absl::Status parsed = parser.Parse();
   if (!parsed.ok()) return parsed;
   absl::StatusOr<TensorShape> shape = TensorShape::Make(parser.shape());
   if (!shape.ok()) return shape.status();
-  if (shape->num_elements() != static_cast<int64_t>(parser.scalars().size())) {
-    return absl::InvalidArgumentError("ragged nested list");  // unreachable by construction
-  }
-  absl::StatusOr<Tensor> tensor = Tensor::Allocate(allocator, dtype, *shape);
-  if (!tensor.ok()) return tensor.status();
-  absl::Status stored = StoreAll(parser.scalars(), parser.strings(), *tensor);
-  if (!stored.ok()) return stored;
-  return tensor;
+  return sink->Finish(*shape, allocator);
 }
 
 absl::StatusOr<Tensor> ConvertTensor(const Tensor& tensor, DataType dtype,
@@ -518,16 +365,14 @@ absl::StatusOr<Tensor> ConvertTensor(const Tensor& tensor, DataType dtype,
                                                    DataTypeString(tensor.dtype()), " to ",
                                                    DataTypeString(dtype)));
   }
-  std::vector<Scalar> scalars(static_cast<size_t>(tensor.NumElements()));
-  for (int64_t i = 0; i < tensor.NumElements(); ++i) scalars[i] = ReadScalar(tensor, i);
-  absl::StatusOr<Tensor> converted = Tensor::Allocate(allocator, dtype, tensor.shape());
-  if (!converted.ok()) return converted.status();
-  absl::Status stored = StoreAll(scalars, {}, *converted);
-  if (!stored.ok()) {
+  std::unique_ptr<ElementSink> sink = MakeElementSink(dtype);
+  AppendAll(tensor, sink.get());
+  absl::StatusOr<Tensor> converted = sink->Finish(tensor.shape(), allocator);
+  if (!converted.ok() && converted.status().code() == absl::StatusCode::kInvalidArgument) {
     return absl::InvalidArgumentError(absl::StrCat("converting ",
                                                    DataTypeNumpyName(tensor.dtype()), " to ",
                                                    DataTypeNumpyName(dtype), ": ",
-                                                   stored.message()));
+                                                   converted.status().message()));
   }
   return converted;
 }

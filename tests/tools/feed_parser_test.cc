@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "graph/proto_io.h"
 #include "tools/npy.h"
 #include "tools/tensor_printer.h"
@@ -347,6 +350,58 @@ TEST_CASE("ConvertTensor keeps same-dtype tensors and checks every element", "[t
                                                TestAllocator());
   REQUIRE(bools.ok());
   CHECK(Values<bool>(*bools) == std::vector<bool>{false, true});
+}
+
+TEST_CASE("Floats read exactly as strtod rounds them", "[tools][feed]") {
+  // Random bit patterns at full precision, short decimals and exponent forms: the
+  // parser's from_chars must agree with strtod bit for bit.
+  std::string json = "[";
+  std::vector<double> expected;
+  uint64_t state = 88172645463325252ull;
+  for (int i = 0; i < 3000; ++i) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    double value = 0;
+    // A finite double: any sign and mantissa, a biased exponent in [1, 2046].
+    const uint64_t exponent = (state >> 3) % 2046 + 1;
+    const uint64_t bits = (state & ~(uint64_t{0x7ff} << 52)) | (exponent << 52);
+    std::memcpy(&value, &bits, sizeof(value));
+    char text[40];
+    const char* format = i % 3 == 0 ? "%.17g" : i % 3 == 1 ? "%.3g" : "%.9e";
+    std::snprintf(text, sizeof(text), format, value);
+    if (i > 0) json += ",";
+    json += text;
+    expected.push_back(std::strtod(text, nullptr));
+  }
+  json += "]";
+  const std::vector<double> parsed = Values<double>(ParseOk(json, DT_DOUBLE));
+  REQUIRE(parsed.size() == expected.size());
+  int mismatches = 0;
+  for (size_t i = 0; i < parsed.size(); ++i) mismatches += parsed[i] != expected[i];
+  CHECK(mismatches == 0);
+  // Underflow to zero and to a denormal, as strtod gives them.
+  CHECK(ParseOk("4e-320", DT_DOUBLE).scalar<double>() == std::strtod("4e-320", nullptr));
+  CHECK(ParseOk("-1e-999", DT_DOUBLE).scalar<double>() == 0.0);
+}
+
+TEST_CASE("A syntax error after an unconvertible element is reported first", "[tools][feed]") {
+  // Elements convert as they are parsed; the first bad one is named only when the whole
+  // text is well-formed, as before.
+  CHECK_THAT(ParseError("[1, 2.5, 3", DT_INT32), Catch::Contains("malformed JSON"));
+  CHECK_THAT(ParseError("[1, 2.5, [3]]", DT_INT32), Catch::Contains("ragged"));
+  const std::string message = ParseError("[1, 2.5, 3, 4.5]", DT_INT32);
+  CHECK_THAT(message, Catch::Contains("value 2.5 (element 1) cannot be int32: not an integer"));
+}
+
+TEST_CASE("A large feed parses into a packed tensor", "[tools][feed]") {
+  std::string json = "[";
+  const int n = 200000;
+  for (int i = 0; i < n; ++i) absl::StrAppend(&json, i > 0 ? "," : "", i % 1000, ".5");
+  json += "]";
+  const Tensor t = ParseOk(json, DT_FLOAT);
+  REQUIRE(t.NumElements() == n);
+  CHECK(t.flat<float>()[0] == 0.5f);
+  CHECK(t.flat<float>()[n - 1] == 999.5f);
+  CHECK(ParseOk("[\"a\", \"\\u00e9\"]", DT_STRING).flat<std::string>()[1] == "\xc3\xa9");
 }
 
 }  // namespace
