@@ -424,8 +424,10 @@ absl::Status Session::RunPlan(const ExecutionPlan& plan, const RunOptions& optio
   args.runner = devices_.pool.get();
   StepBarrier barrier(static_cast<int>(plan.partitions().size()));
   // Without a deadline the step starts on this thread (cheapest); with one it starts on
-  // the pool so this thread can stop waiting when the deadline passes.
+  // the pool so this thread can stop waiting when the deadline passes, and long kernels
+  // check for it inside.
   const int64_t timeout_ms = TimeoutMs(options);
+  cancellation.set_checked_in_kernels(timeout_ms > 0);
   for (const ExecutionPlan::Partition& partition : plan.partitions()) {
     Executor::Args partition_args = args;
     if (stats) partition_args.observer = stats->ForDevice(partition.device->name());

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <mutex>
 
@@ -11,6 +12,7 @@
 #include <dnnl.h>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/cancellation.h"
 
 // OpenBLAS's own entry points (declared here too so that a netlib <cblas.h> would do).
 extern "C" {
@@ -130,8 +132,73 @@ GemmPartition PartitionGemm(int64_t m, int64_t n, int64_t k, int num_threads) {
   return GemmPartition{CeilDiv(dim, block), by_rows, block};
 }
 
+TilePartition PartitionTiles(int64_t m, int64_t n, int64_t k) {
+  // Square tiles of kTileFlops (2 * edge^2 * k), at least one block edge, at most C.
+  const double edge = std::sqrt(kTileFlops / (2.0 * static_cast<double>(std::max<int64_t>(k, 1))));
+  const int64_t aligned =
+      std::max<int64_t>(kBlockAlign, static_cast<int64_t>(edge) / kBlockAlign * kBlockAlign);
+  TilePartition tiles;
+  tiles.rows = std::min(m, aligned);
+  tiles.cols = std::min(n, aligned);
+  tiles.row_tiles = tiles.rows == 0 ? 1 : CeilDiv(m, tiles.rows);
+  tiles.col_tiles = tiles.cols == 0 ? 1 : CeilDiv(n, tiles.cols);
+  return tiles;
+}
+
+namespace {
+
+// Tile `t` (row-major over the tiles) of `args`.
 template <typename T>
-absl::Status ParallelGemm(ThreadPool* pool, int num_threads, const GemmArgs<T>& args) {
+GemmArgs<T> Tile(const GemmArgs<T>& args, const TilePartition& tiles, int64_t t) {
+  const int64_t row = t / tiles.col_tiles * tiles.rows;
+  const int64_t col = t % tiles.col_tiles * tiles.cols;
+  GemmArgs<T> sub = args;
+  sub.m = std::min(tiles.rows, args.m - row);
+  sub.n = std::min(tiles.cols, args.n - col);
+  sub.a = args.trans_a ? args.a + row : args.a + row * args.lda;
+  sub.b = args.trans_b ? args.b + col * args.ldb : args.b + col;
+  sub.c = args.c + row * args.ldc + col;
+  return sub;
+}
+
+// The tiled, cancellable product (ParallelGemm's deadline path).
+template <typename T>
+absl::Status CancellableGemm(ThreadPool* pool, int num_threads, const GemmArgs<T>& args,
+                             const CancellationToken& cancellation) {
+  const TilePartition tiles = PartitionTiles(args.m, args.n, args.k);
+  const int64_t count = tiles.row_tiles * tiles.col_tiles;
+  std::mutex mu;
+  absl::Status status;
+  auto run = [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      absl::Status tile_status = cancellation.IsCancelled() ? cancellation.reason()
+                                                            : Gemm(Tile(args, tiles, t));
+      if (!tile_status.ok()) {
+        std::lock_guard<std::mutex> lock(mu);
+        status.Update(tile_status);
+        return;
+      }
+    }
+  };
+  if (pool == nullptr || num_threads <= 1) {
+    run(0, count);
+  } else {
+    // Contiguous ranges of tiles per thread: neighbours share A's row panel in cache.
+    pool->ParallelFor(count, static_cast<int64_t>(kTileFlops / 64), run);
+  }
+  return status;
+}
+
+}  // namespace
+
+template <typename T>
+absl::Status ParallelGemm(ThreadPool* pool, int num_threads, const GemmArgs<T>& args,
+                          const CancellationToken* cancellation) {
+  if (cancellation != nullptr && cancellation->checked_in_kernels() && args.m > 0 && args.n > 0 && args.k > 0 &&
+      2.0 * static_cast<double>(args.m) * static_cast<double>(args.n) *
+              static_cast<double>(args.k) > kCancellableFlops) {
+    return CancellableGemm(pool, num_threads, args, *cancellation);
+  }
   if (pool == nullptr) num_threads = 1;
   const GemmPartition part = PartitionGemm(args.m, args.n, args.k, num_threads);
   if (part.shards <= 1) return Gemm(args);
@@ -155,8 +222,10 @@ absl::Status ParallelGemm(ThreadPool* pool, int num_threads, const GemmArgs<T>& 
   return status;
 }
 
-template absl::Status ParallelGemm<float>(ThreadPool*, int, const GemmArgs<float>&);
-template absl::Status ParallelGemm<double>(ThreadPool*, int, const GemmArgs<double>&);
+template absl::Status ParallelGemm<float>(ThreadPool*, int, const GemmArgs<float>&,
+                                          const CancellationToken*);
+template absl::Status ParallelGemm<double>(ThreadPool*, int, const GemmArgs<double>&,
+                                           const CancellationToken*);
 
 std::string Describe() {
   const dnnl_version_t* v = dnnl_version();

@@ -22,6 +22,9 @@
 #include "runtime/thread_pool.h"
 
 namespace dflow {
+
+class CancellationToken;
+
 namespace blas {
 
 // C[m,n] = op(A)[m,k] * op(B)[k,n], all row-major, op(X) = X^T when trans_x.
@@ -51,8 +54,24 @@ absl::Status Gemm(const GemmArgs<double>& args);
 // Runs the product on up to `num_threads` threads of `pool` (the caller takes part;
 // nullptr or num_threads <= 1 runs inline). Products too small to repay a thread
 // hand-off run inline.
+//
+// Deadlines (issue 15): with a `cancellation` token that is checked_in_kernels() (a step
+// with a deadline), a product above kCancellableFlops runs as tiles of about kTileFlops
+// each (PartitionTiles), and the token is checked before each tile: once it is
+// cancelled the remaining tiles are skipped and its reason (DEADLINE_EXCEEDED for a
+// timeout) is returned, so a 4096^3 MatMul stops within a tile (~5 ms) instead of
+// running on for a second. Each tile packs its panels of A and B again, which costs
+// ~15-25% on such products (bench/deadline_bench.cc): steps without a deadline keep the
+// one-call path.
 template <typename T>
-absl::Status ParallelGemm(ThreadPool* pool, int num_threads, const GemmArgs<T>& args);
+absl::Status ParallelGemm(ThreadPool* pool, int num_threads, const GemmArgs<T>& args,
+                          const CancellationToken* cancellation = nullptr);
+
+// A product of more FLOPs than this runs as tiles when it can be cancelled (~10 ms of
+// one core here).
+inline constexpr double kCancellableFlops = 2e9;
+// The FLOPs of one tile (~5 ms of one core of this AVX-512 EPYC, ~20 of an older one).
+inline constexpr double kTileFlops = 1e9;
 
 // How ParallelGemm would split a product: `shards` blocks of `block` rows (by_rows) or
 // columns. Exposed for tests and the blas_choice benchmark.
@@ -62,6 +81,16 @@ struct GemmPartition {
   int64_t block = 0;
 };
 GemmPartition PartitionGemm(int64_t m, int64_t n, int64_t k, int num_threads);
+
+// The tiles of a cancellable product: `rows` x `cols` blocks of C (edges multiples of
+// 16, the last ones shorter), each of about kTileFlops with the whole k.
+struct TilePartition {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t row_tiles = 1;
+  int64_t col_tiles = 1;
+};
+TilePartition PartitionTiles(int64_t m, int64_t n, int64_t k);
 
 // "oneDNN 2.6.3 (sgemm), OpenBLAS 0.3.21 Haswell (dgemm)": for logs and benchmarks.
 std::string Describe();

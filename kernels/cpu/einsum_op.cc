@@ -454,7 +454,8 @@ absl::Status Contract(OpKernelContext *ctx, const Reduced<C> &x, const Reduced<C
     const int threads = NumThreads(ctx);
     if (batches < threads || batches == 1) {
       for (int64_t b = 0; b < batches; ++b) {
-        DFLOW_RETURN_IF_ERROR(blas::ParallelGemm(ctx->pool(), threads, matrix(b)));
+        DFLOW_RETURN_IF_ERROR(
+            blas::ParallelGemm(ctx->pool(), threads, matrix(b), ctx->cancellation()));
       }
       return absl::OkStatus();
     }

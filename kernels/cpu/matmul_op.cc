@@ -20,6 +20,7 @@
 #include "kernels/cpu/blas.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/register_cpu_kernels.h"
+#include "runtime/cancellation.h"
 #include "runtime/kernel_registry.h"
 
 namespace dflow {
@@ -104,7 +105,7 @@ class MatMulOp : public OpKernel {
     args.ldb = b.shape().dim_size(1);
     args.c = out.data<C>();
     args.ldc = dims.n;
-    return blas::ParallelGemm(ctx->pool(), NumThreads(ctx), args);
+    return blas::ParallelGemm(ctx->pool(), NumThreads(ctx), args, ctx->cancellation());
   }
 
   bool transpose_a_ = false;
@@ -263,7 +264,7 @@ class BatchMatMulOp : public OpKernel {
       args.a = x_data;
       args.b = y_data;
       args.c = out_data;
-      return blas::ParallelGemm(ctx->pool(), threads, args);
+      return blas::ParallelGemm(ctx->pool(), threads, args, ctx->cancellation());
     }
     auto matrix = [&](int64_t batch) {
       blas::GemmArgs<C> one = args;
@@ -275,16 +276,21 @@ class BatchMatMulOp : public OpKernel {
     if (batches < threads) {
       // Few large matrices: each one uses the whole pool.
       for (int64_t b = 0; b < batches; ++b) {
-        DFLOW_RETURN_IF_ERROR(blas::ParallelGemm(ctx->pool(), threads, matrix(b)));
+        DFLOW_RETURN_IF_ERROR(
+            blas::ParallelGemm(ctx->pool(), threads, matrix(b), ctx->cancellation()));
       }
       return absl::OkStatus();
     }
     std::mutex mu;
     absl::Status status;
     const int64_t cycles_per_matrix = std::max<int64_t>(1, 2 * out_matrix * args.k / 64);
+    // Many matrices: the step's cancellation (a deadline) is checked before each one.
+    const CancellationToken* cancellation = ctx->cancellation();
     ParallelForElements(ctx, batches, cycles_per_matrix, [&](int64_t begin, int64_t end) {
       for (int64_t b = begin; b < end; ++b) {
-        absl::Status s = blas::Gemm(matrix(b));
+        absl::Status s = cancellation != nullptr && cancellation->IsCancelled()
+                             ? cancellation->reason()
+                             : blas::Gemm(matrix(b));
         if (!s.ok()) {
           std::lock_guard<std::mutex> lock(mu);
           status.Update(s);

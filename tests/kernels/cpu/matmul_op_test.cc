@@ -2,6 +2,7 @@
 // kernels/cpu/blas.h) against a naive reference.
 #include <dirent.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -14,6 +15,8 @@
 
 #include "kernels/cpu/blas.h"
 #include "kernels/cpu/register_cpu_kernels.h"
+#include "runtime/cancellation.h"
+#include "runtime/thread_pool.h"
 #include "runtime/kernel_registry.h"
 #include "tests/testing/op_tester.h"
 
@@ -289,6 +292,74 @@ TEST_CASE("PartitionGemm keeps small products on one thread and splits the long 
   CHECK(mlp.block == 256);
   // Never more shards than 16-wide blocks.
   CHECK(blas::PartitionGemm(20, 20, 100000, 8).shards == 2);
+}
+
+TEST_CASE("A cancellable product runs as tiles with the same result", "[kernels][matmul]") {
+  // Above kCancellableFlops with a token: ragged 16-aligned tiles over rows and columns
+  // of C, for every transpose combination, against the one-call product.
+  const int64_t m = 1000, n = 1100, k = 1000;
+  REQUIRE(2.0 * m * n * k > blas::kCancellableFlops);
+  const blas::TilePartition tiles = blas::PartitionTiles(m, n, k);
+  CHECK(tiles.rows == 704);  // sqrt(1e9 / 2000) = 707, down to a multiple of 16
+  CHECK(tiles.cols == 704);
+  CHECK(tiles.row_tiles == 2);
+  CHECK(tiles.col_tiles == 2);
+  const std::vector<float> a = Random<float>(m * k, 11);
+  const std::vector<float> b = Random<float>(k * n, 12);
+  ThreadPool pool(2, "tiles");
+  CancellationToken token;
+  token.set_checked_in_kernels(true);
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      blas::GemmArgs<float> args;
+      args.trans_a = ta;
+      args.trans_b = tb;
+      args.m = m, args.n = n, args.k = k;
+      args.a = a.data(), args.lda = ta ? m : k;
+      args.b = b.data(), args.ldb = tb ? k : n;
+      args.ldc = n;
+      std::vector<float> one(m * n), tiled(m * n, -1.f);
+      args.c = one.data();
+      REQUIRE(blas::ParallelGemm(&pool, 2, args).ok());
+      args.c = tiled.data();
+      REQUIRE(blas::ParallelGemm(&pool, 2, args, &token).ok());
+      double worst = 0;
+      for (int64_t i = 0; i < m * n; ++i) {
+        worst = std::max<double>(worst, std::fabs(one[i] - tiled[i]));
+      }
+      INFO("trans_a " << ta << " trans_b " << tb);
+      CHECK(worst < 1e-4);
+    }
+  }
+  // Small products and empty k keep the one-call path.
+  CHECK(blas::PartitionTiles(16, 16, 100000000).rows == 16);
+}
+
+TEST_CASE("A cancelled product stops before its next tile with the token's reason",
+          "[kernels][matmul]") {
+  const int64_t n = 1280;  // 4.2 GFLOP: cancellable
+  const std::vector<float> a = Random<float>(n * n, 13);
+  std::vector<float> c(n * n, -7.f);
+  blas::GemmArgs<float> args;
+  args.m = args.n = args.k = n;
+  args.a = a.data(), args.b = a.data(), args.c = c.data();
+  args.lda = args.ldb = args.ldc = n;
+  CancellationToken token;
+  token.set_checked_in_kernels(true);
+  token.Cancel(absl::DeadlineExceededError("Timed out"));
+  ThreadPool pool(2, "cancelled");
+  for (int threads : {1, 2}) {
+    const absl::Status status = blas::ParallelGemm(&pool, threads, args, &token);
+    CHECK(status.code() == absl::StatusCode::kDeadlineExceeded);
+    CHECK(status.message() == "Timed out");
+  }
+  CHECK(std::count(c.begin(), c.end(), -7.f) == n * n);  // no tile ran
+  // A token not checked in kernels (no deadline) leaves the product in one call, as
+  // does no token: it runs to the end.
+  CancellationToken between_nodes;
+  between_nodes.Cancel(absl::CancelledError("closed"));
+  REQUIRE(blas::ParallelGemm(&pool, 2, args, &between_nodes).ok());
+  CHECK(c[0] != -7.f);
 }
 
 TEST_CASE("MatMul starts no library threads beside the pool", "[kernels][matmul]") {
