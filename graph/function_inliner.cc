@@ -14,8 +14,6 @@
 namespace dflow {
 namespace {
 
-constexpr int kMaxDepth = 32;
-
 using FunctionMap = std::map<std::string, const FunctionDef*>;
 
 FunctionMap Functions(const GraphDef& graph_def) {
@@ -243,12 +241,14 @@ absl::Status InlineCall(const NodeDef& call, const FunctionDef& f,
   return absl::OkStatus();
 }
 
-// INVALID_ARGUMENT naming `call` once the graph being built passes kMaxInlinedNodes.
-absl::Status CheckBudget(const NodeDef& call, const GraphDef& next, int depth) {
-  if (next.node_size() <= kMaxInlinedNodes) return absl::OkStatus();
-  return CallError(call, absl::StrCat("inlining makes the graph larger than ", kMaxInlinedNodes,
+// INVALID_ARGUMENT naming `call` once the graph being built passes limits.max_nodes.
+absl::Status CheckBudget(const NodeDef& call, const GraphDef& next, int depth,
+                         const InlineLimits& limits) {
+  if (next.node_size() <= limits.max_nodes) return absl::OkStatus();
+  return CallError(call, absl::StrCat("inlining makes the graph larger than ", limits.max_nodes,
                                       " nodes (at call depth ", depth + 1,
-                                      "; calls that fan out grow exponentially)"));
+                                      "; calls that fan out grow exponentially; ConfigProto "
+                                      "dflow_limits { max_nodes_after_inlining } raises it)"));
 }
 
 }  // namespace
@@ -262,7 +262,9 @@ bool HasFunctionCalls(const GraphDef& graph_def, const OpRegistry& ops) {
   return false;
 }
 
-absl::StatusOr<GraphDef> InlineFunctionCalls(const GraphDef& graph_def, const OpRegistry& ops) {
+absl::StatusOr<GraphDef> InlineFunctionCalls(const GraphDef& graph_def, const OpRegistry& ops,
+                                             const InlineLimits& limits) {
+  const int max_depth = limits.max_depth;
   GraphDef current = graph_def;
   const FunctionMap functions = Functions(graph_def);
   for (int depth = 0; HasFunctionCalls(current, ops); ++depth) {
@@ -270,11 +272,13 @@ absl::StatusOr<GraphDef> InlineFunctionCalls(const GraphDef& graph_def, const Op
     next.clear_node();
     for (const NodeDef& node : current.node()) {
       if (IsFunctionalControlFlow(node)) {  // If/Case/While: v1 frames around calls
-        if (depth >= kMaxDepth) {
-          return CallError(node, absl::StrCat("control flow nests deeper than ", kMaxDepth, " levels"));
+        if (depth >= max_depth) {
+          return CallError(node, absl::StrCat("control flow nests deeper than ", max_depth,
+                                              " levels (ConfigProto dflow_limits { "
+                                              "max_call_depth } raises it)"));
         }
         DFLOW_RETURN_IF_ERROR(LowerFunctionalControlFlow(node, current.library(), &next));
-        DFLOW_RETURN_IF_ERROR(CheckBudget(node, next, depth));
+        DFLOW_RETURN_IF_ERROR(CheckBudget(node, next, depth, limits));
         continue;
       }
       google::protobuf::Map<std::string, AttrValue> bindings;
@@ -283,12 +287,13 @@ absl::StatusOr<GraphDef> InlineFunctionCalls(const GraphDef& graph_def, const Op
         *next.add_node() = node;
         continue;
       }
-      if (depth >= kMaxDepth) {
-        return CallError(node, absl::StrCat("calls nest deeper than ", kMaxDepth,
-                                            " levels (a recursive function?)"));
+      if (depth >= max_depth) {
+        return CallError(node, absl::StrCat("calls nest deeper than ", max_depth,
+                                            " levels (a recursive function? ConfigProto "
+                                            "dflow_limits { max_call_depth } raises it)"));
       }
       DFLOW_RETURN_IF_ERROR(InlineCall(node, *f, bindings, ops, functions, &next));
-      DFLOW_RETURN_IF_ERROR(CheckBudget(node, next, depth));
+      DFLOW_RETURN_IF_ERROR(CheckBudget(node, next, depth, limits));
     }
     current = std::move(next);
   }

@@ -23,18 +23,27 @@
 
 namespace dflow {
 
-// At most this many nodes after inlining: a library whose calls fan out (a function
-// calling the next one twice, 25 levels deep; recursion through two call sites) grows
-// exponentially, and is refused when it crosses this budget, before memory grows.
-inline constexpr int kMaxInlinedNodes = 1000000;
+// At most this many nodes after inlining by default: a library whose calls fan out (a
+// function calling the next one twice, 25 levels deep; recursion through two call
+// sites) grows exponentially, and is refused when it crosses this budget, before memory
+// grows. Sessions take theirs from ConfigProto dflow_limits (docs/LIMITS.md).
+inline constexpr int64_t kMaxInlinedNodes = 1000000;
+// Calls (and If/Case/While) nested at most this deep by default.
+inline constexpr int kMaxCallDepth = 32;
+
+struct InlineLimits {
+  int64_t max_nodes = kMaxInlinedNodes;
+  int max_depth = kMaxCallDepth;
+};
 
 // The GraphDef with every function call inlined (the library is kept). Returns the
 // input unchanged when it calls no function. INVALID_ARGUMENT naming the call node for a
 // call with the wrong number of inputs, a missing function, an output it cannot map,
-// argument lists of variable length, recursion deeper than 32 calls, or a graph that
-// would grow past kMaxInlinedNodes (the call node's name is the call chain).
+// argument lists of variable length, calls nested deeper than limits.max_depth, or a
+// graph that would grow past limits.max_nodes (the call node's name is the call chain).
 absl::StatusOr<GraphDef> InlineFunctionCalls(const GraphDef& graph_def,
-                                             const OpRegistry& ops = OpRegistry::Global());
+                                             const OpRegistry& ops = OpRegistry::Global(),
+                                             const InlineLimits& limits = {});
 
 // True when `graph_def` contains a call InlineFunctionCalls would inline.
 bool HasFunctionCalls(const GraphDef& graph_def, const OpRegistry& ops = OpRegistry::Global());

@@ -24,7 +24,9 @@ std::string HumanBytes(size_t bytes) {
     value /= 1024.0;
     ++unit;
   }
-  return absl::StrFormat(unit == 0 ? "%.1f%ciB" : "%.2f%ciB", value, kUnits[unit]);
+  // Two literal formats: absl checks them at compile time (clang refuses a chosen one).
+  if (unit == 0) return absl::StrFormat("%.1f%ciB", value, kUnits[unit]);
+  return absl::StrFormat("%.2f%ciB", value, kUnits[unit]);
 }
 
 // "4.00MiB (4194304 bytes)": readable, and exact for tests and scripts.

@@ -149,6 +149,7 @@ class Executor::RunState {
     params->cancellation = args_.cancellation;
     params->call_frame = args_.call_frame;
     params->step_resources = &step_resources_;
+    params->limits = args_.limits;
   }
 
   // Runs node `id`; returns false when it is asynchronous and will finish later.

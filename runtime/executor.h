@@ -59,6 +59,8 @@
 
 namespace dflow {
 
+struct ResourceLimits;
+
 // Hooks for step statistics and tracing; called from executor threads.
 class ExecutorObserver {
  public:
@@ -78,6 +80,7 @@ class Executor {
     CancellationToken* cancellation = nullptr;
     ThreadPool* runner = nullptr;          // inter-op pool for expensive nodes
     ExecutorObserver* observer = nullptr;  // optional
+    const ResourceLimits* limits = nullptr;  // optional: the session's allocation limits
   };
   using DoneCallback = std::function<void(const absl::Status&)>;
 

@@ -291,6 +291,7 @@ class Executor::FrameRunState {
     params->cancellation = args_.cancellation;
     params->call_frame = args_.call_frame;
     params->step_resources = &step_resources_;
+    params->limits = args_.limits;
   }
 
   absl::Status DerefInputs(const Task& task) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/node_def_util.h"
 #include "graph/status_macros.h"
+#include "runtime/resource_limits.h"
 
 namespace dflow {
 namespace {
@@ -155,7 +156,14 @@ Tensor* OpKernelContext::ForwardInputToOutput(int in, int out, const TensorShape
   return &outputs_[out];
 }
 
+absl::Status OpKernelContext::CheckLimits(DataType dtype, const TensorShape& shape) const {
+  if (params_.limits == nullptr) return absl::OkStatus();
+  return CheckAllocation(*params_.limits, node_name(), params_.kernel->type_string(), dtype,
+                         shape, *allocator(), device()->device_type() == "CPU");
+}
+
 absl::StatusOr<Tensor*> OpKernelContext::allocate_output(int index, const TensorShape& shape) {
+  DFLOW_RETURN_IF_ERROR(CheckLimits(params_.kernel->output_type(index), shape));
   absl::StatusOr<Tensor> tensor =
       Tensor::Allocate(allocator(), params_.kernel->output_type(index), shape);
   if (!tensor.ok()) return WithDevice(tensor.status(), device()->name());
@@ -164,6 +172,7 @@ absl::StatusOr<Tensor*> OpKernelContext::allocate_output(int index, const Tensor
 }
 
 absl::StatusOr<Tensor> OpKernelContext::allocate_temp(DataType dtype, const TensorShape& shape) {
+  DFLOW_RETURN_IF_ERROR(CheckLimits(dtype, shape));
   absl::StatusOr<Tensor> tensor = Tensor::Allocate(allocator(), dtype, shape);
   if (!tensor.ok()) {
     std::string message(tensor.status().message());

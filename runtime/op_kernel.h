@@ -35,6 +35,7 @@ namespace dflow {
 class Rendezvous;
 class CancellationToken;
 struct CallFrame;
+struct ResourceLimits;
 
 // Records `status` on `ctx` and returns from the enclosing void function when `cond`
 // is false / when `expr` is not OK.
@@ -172,6 +173,9 @@ class OpKernelContext {
     CancellationToken* cancellation = nullptr;
     CallFrame* call_frame = nullptr;  // feeds and fetches of the step
     StepResources* step_resources = nullptr;  // this step's TensorArrays and stacks
+    // The session's allocation limits, checked by allocate_output/allocate_temp; null:
+    // none (kernels run outside a session, tests).
+    const ResourceLimits* limits = nullptr;
   };
 
   OpKernelContext(const Params& params, int num_outputs);
@@ -237,6 +241,9 @@ class OpKernelContext {
   const absl::Status& status() const { return status_; }
 
  private:
+  // The session's limits (params_.limits) for a tensor about to be allocated.
+  absl::Status CheckLimits(DataType dtype, const TensorShape& shape) const;
+
   const Params& params_;
   absl::InlinedVector<Tensor, 2> outputs_;
   absl::InlinedVector<bool, 2> dead_outputs_;

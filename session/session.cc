@@ -158,9 +158,10 @@ std::string DeviceMappingText(const DeviceMgr& devices) {
 }
 
 absl::StatusOr<std::unique_ptr<Session>> NewSession(const ConfigProto& config) {
+  DFLOW_ASSIGN_OR_RETURN(SessionLimits limits, ResolveSessionLimits(config));
   DFLOW_ASSIGN_OR_RETURN(SessionDevices devices, CreateSessionDevices(config));
   std::unique_ptr<Session> session(
-      new Session(config, std::move(devices), DefaultKernelRegistry()));
+      new Session(config, limits, std::move(devices), DefaultKernelRegistry()));
   if (config.log_device_placement()) {
     std::cerr << DeviceMappingText(*session->devices_.devices);
     std::cerr.flush();
@@ -168,8 +169,12 @@ absl::StatusOr<std::unique_ptr<Session>> NewSession(const ConfigProto& config) {
   return session;
 }
 
-Session::Session(ConfigProto config, SessionDevices devices, const KernelRegistry& kernels)
-    : config_(std::move(config)), devices_(std::move(devices)), kernels_(kernels) {}
+Session::Session(ConfigProto config, SessionLimits limits, SessionDevices devices,
+                 const KernelRegistry& kernels)
+    : config_(std::move(config)),
+      limits_(limits),
+      devices_(std::move(devices)),
+      kernels_(kernels) {}
 
 class Session::CallInFlight {
  public:
@@ -261,7 +266,8 @@ absl::Status Session::InstallGraph(GraphDef graph_def) {
   // Library function calls run as their inlined bodies (graph/function_inliner.h); the
   // session keeps the caller's GraphDef for Extend.
   if (HasFunctionCalls(graph_def)) {
-    DFLOW_ASSIGN_OR_RETURN(GraphDef inlined, InlineFunctionCalls(graph_def));
+    DFLOW_ASSIGN_OR_RETURN(GraphDef inlined,
+                           InlineFunctionCalls(graph_def, OpRegistry::Global(), limits_.inlining));
     DFLOW_ASSIGN_OR_RETURN(state->graph, ImportGraphDef(std::move(inlined)));
     state->caller_graph_def = std::move(graph_def);
   } else {
@@ -422,6 +428,7 @@ absl::Status Session::RunPlan(const ExecutionPlan& plan, const RunOptions& optio
   args.call_frame = &frame;
   args.cancellation = &cancellation;
   args.runner = devices_.pool.get();
+  args.limits = &limits_.allocation;
   StepBarrier barrier(static_cast<int>(plan.partitions().size()));
   // Without a deadline the step starts on this thread (cheapest); with one it starts on
   // the pool so this thread can stop waiting when the deadline passes, and long kernels

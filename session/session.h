@@ -42,6 +42,7 @@
 #include "runtime/tensor.h"
 #include "session/device_factory.h"
 #include "session/execution_plan.h"
+#include "session/session_limits.h"
 
 namespace dflow {
 
@@ -80,7 +81,8 @@ class Session {
 
  private:
   friend absl::StatusOr<std::unique_ptr<Session>> NewSession(const ConfigProto& config);
-  Session(ConfigProto config, SessionDevices devices, const KernelRegistry& kernels);
+  Session(ConfigProto config, SessionLimits limits, SessionDevices devices,
+          const KernelRegistry& kernels);
 
   // The graph as last created/extended, placed. Immutable once published.
   struct GraphState {
@@ -124,6 +126,7 @@ class Session {
   int64_t TimeoutMs(const RunOptions& options) const;
 
   const ConfigProto config_;
+  const SessionLimits limits_;  // from config_.dflow_limits
   SessionDevices devices_;
   const KernelRegistry& kernels_;
 
