@@ -16,6 +16,8 @@ PACKAGES=(
   zlib1g-dev           # zlib: MNIST's .gz IDX files read as they are downloaded (tools/idx_file)
   libre2-dev           # RE2: StaticRegexReplace/RegexReplace, TF's regex engine (kernels/cpu/regex_replace_op.cc)
   libicu-dev           # ICU: utf-8 StringLower/StringUpper, TF's case mapping (kernels/cpu/string_ops.cc)
+  clang                # clang 14: the libFuzzer targets (fuzz/, .bazelrc --config=fuzz)
+  libclang-rt-14-dev   # libFuzzer and clang's sanitizer runtimes
 )
 
 missing=()
