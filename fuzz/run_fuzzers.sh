@@ -12,6 +12,9 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:?usage: fuzz/run_fuzzers.sh SECONDS [OUT_DIR]}"
 OUT="${2:-/tmp/dflow_fuzz}"
 RUNS="${3:--1}"
+# A fixed seed by default, so that a run is repeatable (CI's included); FUZZ_SEED=0 lets
+# libFuzzer pick one.
+SEED="${FUZZ_SEED:-1}"
 TARGETS=(graph_def_fuzzer text_proto_fuzzer feed_fuzzer checkpoint_fuzzer session_run_fuzzer)
 # A separate output base: switching the C compiler would otherwise reconfigure (and
 # rebuild) the default gcc build.
@@ -31,7 +34,7 @@ for target in "${TARGETS[@]}"; do
   # not checked (process-lifetime registries).
   ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
     "$BIN/$target" "$OUT/$target/corpus" "$OUT/seeds/$target" \
-    -max_total_time="$SECONDS_EACH" -runs="$RUNS" -rss_limit_mb=2048 -timeout=20 -max_len=65536 \
+    -max_total_time="$SECONDS_EACH" -runs="$RUNS" -seed="$SEED" -rss_limit_mb=2048 -timeout=20 -max_len=65536 \
     -artifact_prefix="$OUT/$target/artifacts/" -print_final_stats=1 \
     > "$OUT/$target/log.txt" 2>&1
   rc=$?

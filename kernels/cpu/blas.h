@@ -70,7 +70,7 @@ absl::Status ParallelGemm(ThreadPool* pool, int num_threads, const GemmArgs<T>& 
 // A product of more FLOPs than this runs as tiles when it can be cancelled (~10 ms of
 // one core here).
 inline constexpr double kCancellableFlops = 2e9;
-// The FLOPs of one tile (~5 ms of one core of this AVX-512 EPYC, ~20 of an older one).
+// The FLOPs of one tile (~5 ms of one core of an AVX-512 Xeon, ~10-20 of an AVX2 one).
 inline constexpr double kTileFlops = 1e9;
 
 // How ParallelGemm would split a product: `shards` blocks of `block` rows (by_rows) or
