@@ -137,6 +137,10 @@ class Executor {
     int parallel_iterations = 1;
     int num_slots = 0;                 // input slots per iteration
     std::vector<int> initial_pending;  // per local node id
+    std::vector<int> exits;            // the frame's Exit nodes
+    // Whether a frame instance whose Enters are all dead may be skipped, its Exits
+    // delivered dead at once (no transfer node in it or in a frame nested in it).
+    bool elidable = true;
   };
   class RunState;
   class FrameRunState;

@@ -146,6 +146,9 @@ class Executor::FrameRunState {
     }
   };
 
+  // A frame instance: its parent frame, the parent's iteration, its static frame.
+  using FrameKey = std::tuple<const Frame*, int64_t, int>;
+
   std::unique_ptr<Frame> NewFrame(const FrameInfo* info, int static_frame, Frame* parent,
                                   int64_t parent_iter) {
     auto frame = std::make_unique<Frame>();
@@ -351,15 +354,53 @@ class Executor::FrameRunState {
 
   void PropagateEnter(const Task& task, const FlowItem& flow, const Outputs& outputs,
                       ReadyList* ready) ABSL_EXCLUSIVE_LOCKS_REQUIRED(flow_mu_) {
+    const FrameKey key{task.frame, task.iter, flow.child_frame};
+    if (outputs.node_dead && ElideDeadEnter(key, task.id, ready)) return;
     Frame* child = FindOrCreateChild(task.frame, task.iter, flow.child_frame);
-    if (flow.is_constant_enter) {
-      AddLoopInvariant(child, task.id, outputs, ready);
+    // Dead Enters held back while every Enter so far was dead reach the frame first.
+    auto held = dead_enters_.find(key);
+    if (held != dead_enters_.end()) {
+      std::vector<int> enters = std::move(held->second);
+      dead_enters_.erase(held);
+      Outputs dead;
+      dead.node_dead = true;
+      for (int enter : enters) EnterChild(child, enter, dead, ready);
+    }
+    EnterChild(child, task.id, outputs, ready);
+  }
+
+  void EnterChild(Frame* child, int enter, const Outputs& outputs, ReadyList* ready)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(flow_mu_) {
+    if (exec_->flow_[enter].is_constant_enter) {
+      AddLoopInvariant(child, enter, outputs, ready);
     } else {
-      ActivateNodes(task.id, outputs, child, 0, ready);
+      ActivateNodes(enter, outputs, child, 0, ready);
     }
     if (--child->pending_enters == 0 && CleanupIterations(child, 0, ready)) {
       FrameDone(child, ready);
     }
+  }
+
+  // Dead-frame elision: a frame instance whose Enters are ALL dead runs every node dead
+  // and only delivers its Exits dead, so it is never built: dead Enters are held back
+  // until either a live one arrives (then the frame is built and they enter it first) or
+  // the last one is dead (then the Exits go dead to the parent at once). This keeps N
+  // nested loops linear: the dead last iteration of loop k used to build a dead chain of
+  // its N - k inner loops (issue 15). Frames holding transfer nodes are never elided: a
+  // peer device may run its part of the same frame live and wait for them.
+  bool ElideDeadEnter(const FrameKey& key, int enter, ReadyList* ready)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(flow_mu_) {
+    const FrameInfo& info = exec_->frames_[std::get<2>(key)];
+    if (!info.elidable || frames_.count(key) > 0) return false;
+    std::vector<int>& held = dead_enters_[key];
+    held.push_back(enter);
+    if (static_cast<int>(held.size()) < info.num_enters) return true;
+    dead_enters_.erase(key);
+    Frame* parent = const_cast<Frame*>(std::get<0>(key));
+    Outputs dead;
+    dead.node_dead = true;
+    for (int exit : info.exits) ActivateNodes(exit, dead, parent, std::get<1>(key), ready);
+    return true;
   }
 
   void PropagateNextIteration(const Task& task, const Outputs& outputs, ReadyList* ready)
@@ -547,8 +588,9 @@ class Executor::FrameRunState {
   absl::Mutex flow_mu_;
   std::unique_ptr<Frame> root_;
   // Live child frames by (parent frame, parent iteration, static frame).
-  using FrameKey = std::tuple<const Frame*, int64_t, int>;
   absl::flat_hash_map<FrameKey, std::unique_ptr<Frame>> frames_ ABSL_GUARDED_BY(flow_mu_);
+  // Dead Enters of frame instances not built yet (ElideDeadEnter).
+  absl::flat_hash_map<FrameKey, std::vector<int>> dead_enters_ ABSL_GUARDED_BY(flow_mu_);
 };
 
 void Executor::RunAsyncWithFrames(const Args& args, DoneCallback done) const {
@@ -567,6 +609,14 @@ absl::Status Executor::BuildFlowInfo(const Graph& graph, const std::vector<Node*
     frames_.push_back(std::move(built));
   }
   flow_.resize(nodes.size());
+  // A frame holding a transfer node, and every frame around it, is never elided.
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const std::string& op = nodes[i]->op();
+    if (op != "_Send" && op != "_Recv" && op != "_HostSend" && op != "_HostRecv") continue;
+    for (int f = info.node_frame[nodes[i]->id()]; f > 0; f = frames_[f].parent) {
+      frames_[f].elidable = false;
+    }
+  }
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& node = *nodes[i];
     FlowItem& flow = flow_[i];
@@ -583,6 +633,7 @@ absl::Status Executor::BuildFlowInfo(const Graph& graph, const std::vector<Node*
       flow.is_constant_enter = IsConstantEnter(node);
     } else if (IsExit(node)) {
       flow.kind = FlowKind::kExit;
+      frames_[flow.frame].exits.push_back(static_cast<int>(i));
     } else if (IsNextIteration(node)) {
       flow.kind = FlowKind::kNextIteration;
       if (flow.frame == 0) {
