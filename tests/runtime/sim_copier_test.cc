@@ -69,22 +69,23 @@ struct CopyResult {
   }
 };
 
-// Blocks `stream` (on its worker) until Open().
+// Blocks `stream` (on its worker) until Open(). The worker shares the notification: it
+// may still be inside WaitForNotification when the gate is destroyed (found by TSan).
 class StreamGate {
  public:
   explicit StreamGate(Stream* stream) {
-    REQUIRE(stream->EnqueueHostFunction([this] {
-                      open_.WaitForNotification();
+    REQUIRE(stream->EnqueueHostFunction([open = open_] {
+                      open->WaitForNotification();
                       return absl::OkStatus();
                     }).ok());
   }
   ~StreamGate() { Open(); }
   void Open() {
-    if (!open_.HasBeenNotified()) open_.Notify();
+    if (!open_->HasBeenNotified()) open_->Notify();
   }
 
  private:
-  absl::Notification open_;
+  std::shared_ptr<absl::Notification> open_ = std::make_shared<absl::Notification>();
 };
 
 TEST_CASE("Device-to-host waits on the device for compute work queued before it",

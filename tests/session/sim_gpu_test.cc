@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -335,24 +336,25 @@ TEST_CASE("A Const on a simulated GPU is built once, not uploaded or allocated p
   }
 }
 
-// Blocks `stream` (on its worker) until Open().
+// Blocks `stream` (on its worker) until Open(). The worker shares the notification: it
+// may still be inside WaitForNotification when the gate is destroyed (found by TSan).
 class StreamGate {
  public:
   explicit StreamGate(Stream* stream) {
-    enqueued_ = stream->EnqueueHostFunction([this] {
-      open_.WaitForNotification();
+    enqueued_ = stream->EnqueueHostFunction([open = open_] {
+      open->WaitForNotification();
       return absl::OkStatus();
     });
   }
   ~StreamGate() { Open(); }
   const absl::Status& enqueued() const { return enqueued_; }
   void Open() {
-    if (!open_.HasBeenNotified()) open_.Notify();
+    if (!open_->HasBeenNotified()) open_->Notify();
   }
 
  private:
   absl::Status enqueued_;
-  absl::Notification open_;
+  std::shared_ptr<absl::Notification> open_ = std::make_shared<absl::Notification>();
 };
 
 TEST_CASE("GPU kernels only enqueue on the compute stream; Run waits for it",
