@@ -10,9 +10,11 @@
 #include "tools/bench_command.h"
 #include "tools/convert_command.h"
 #include "tools/devices_command.h"
+#include "tools/graph_command.h"
 #include "tools/inspect_command.h"
 #include "tools/place_command.h"
 #include "tools/run_command.h"
+#include "tools/trace_command.h"
 #include "tools/train_command.h"
 
 namespace {
@@ -39,6 +41,10 @@ constexpr char kUsage[] =
     "  devices [--config=TEXTPROTO]         list the devices a session gets\n"
     "  place   --graph=PATH [--config=TEXTPROTO] [--explain]\n"
     "                                       where each node runs (and why, and every copy)\n"
+    "  trace   --graph=PATH|--saved_model=DIR --out=trace.json [--warmup=1]\n"
+    "          [--feed/--fetch/--config as run]  one step as a Chrome/Perfetto trace\n"
+    "  graph   --graph=PATH [--config=TEXTPROTO] [--format=dot|svg] [--out=PATH]\n"
+    "                                       draw the placed graph, a colour per device\n"
     "  inspect --graph=PATH                 report on a GraphDef and list every problem\n"
     "  convert --graph=PATH --out=PATH      rewrite as .pb (binary) or .pbtxt (text)\n";
 
@@ -50,6 +56,8 @@ absl::Status Dispatch(const std::string& command, const std::vector<std::string>
   if (command == "place") return dflow::RunPlaceCommand(args, std::cout);
   if (command == "inspect") return dflow::RunInspectCommand(args, std::cout);
   if (command == "convert") return dflow::RunConvertCommand(args, std::cout);
+  if (command == "trace") return dflow::RunTraceCommand(args, std::cout);
+  if (command == "graph") return dflow::RunGraphCommand(args, std::cout);
   if (command == "help" || command == "--help" || command == "-h") {
     std::cout << kUsage;
     return absl::OkStatus();

@@ -44,15 +44,7 @@ std::optional<int64_t> CopyBytes(const Graph& graph, const CrossDeviceCopy& copy
 // Lists the copies the partitioner inserts for `placement` of `graph_def`.
 absl::Status PrintCopies(const GraphDef& graph_def, const PlacementResult& placement,
                          std::ostream& out) {
-  DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, ImportGraphDef(graph_def));
-  absl::flat_hash_map<std::string, const PlacementDecision*> by_name;
-  for (const PlacementDecision& decision : placement.decisions) {
-    by_name[decision.node] = &decision;
-  }
-  for (Node* node : graph->nodes()) {
-    auto it = by_name.find(node->name());
-    if (it != by_name.end()) node->set_assigned_device(it->second->device);
-  }
+  DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, ImportPlacedGraph(graph_def, placement));
   const std::vector<CrossDeviceCopy> copies = ListCrossDeviceCopies(*graph);
   out << "\ncross-device copies: " << copies.size() << "\n";
   int64_t total = 0;
@@ -78,6 +70,20 @@ absl::Status PrintCopies(const GraphDef& graph_def, const PlacementResult& place
 }
 
 }  // namespace
+
+absl::StatusOr<std::unique_ptr<Graph>> ImportPlacedGraph(const GraphDef& graph_def,
+                                                         const PlacementResult& placement) {
+  DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, ImportGraphDef(graph_def));
+  absl::flat_hash_map<std::string, const PlacementDecision*> by_name;
+  for (const PlacementDecision& decision : placement.decisions) {
+    by_name[decision.node] = &decision;
+  }
+  for (Node* node : graph->nodes()) {
+    auto it = by_name.find(node->name());
+    if (it != by_name.end()) node->set_assigned_device(it->second->device);
+  }
+  return graph;
+}
 
 absl::Status PrintPlacement(const GraphDef& graph_def, const ConfigProto& config, bool explain,
                             std::ostream& out) {

@@ -18,15 +18,23 @@
 #ifndef DFLOW_TOOLS_PLACE_COMMAND_H_
 #define DFLOW_TOOLS_PLACE_COMMAND_H_
 
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+#include "graph/placer.h"
 #include "proto/config.pb.h"
 #include "proto/graph.pb.h"
 
 namespace dflow {
+
+// `graph_def` imported, each node carrying the device `placement` gave it.
+absl::StatusOr<std::unique_ptr<Graph>> ImportPlacedGraph(const GraphDef& graph_def,
+                                                         const PlacementResult& placement);
 
 // Places `graph_def` on the devices `config` asks for and writes the report to `out`.
 absl::Status PrintPlacement(const GraphDef& graph_def, const ConfigProto& config, bool explain,

@@ -78,7 +78,9 @@ std::vector<std::string> CanonicalNames(const std::vector<std::string>& fetches)
   return names;
 }
 
-absl::StatusOr<RunRequest> RequestFromFlags(const CliArgs& flags) {
+}  // namespace
+
+absl::StatusOr<RunRequest> RunRequestFromFlags(const CliArgs& flags) {
   RunRequest request;
   DFLOW_ASSIGN_OR_RETURN(std::string path, flags.Require("graph"));
   DFLOW_ASSIGN_OR_RETURN(request.graph_def, ReadGraphDef(path));
@@ -98,8 +100,6 @@ absl::StatusOr<RunRequest> RequestFromFlags(const CliArgs& flags) {
   request.collect_metadata = flags.Has("run_metadata");
   return request;
 }
-
-}  // namespace
 
 absl::StatusOr<RunResult> RunGraph(const RunRequest& request) {
   DFLOW_ASSIGN_OR_RETURN(std::vector<ParsedFeed> feeds, ParseFeedNames(request.feeds));
@@ -123,6 +123,14 @@ absl::StatusOr<RunResult> RunGraph(const RunRequest& request) {
   DFLOW_ASSIGN_OR_RETURN(result.session, NewSession(request.config));
   Session* session = result.session.get();
   DFLOW_RETURN_IF_ERROR(session->Create(graph_def));
+  for (int i = 0; i < request.warmup_runs; ++i) {
+    RunOptions plain = request.run_options;
+    plain.set_trace_level(RunOptions::NO_TRACE);
+    plain.set_output_partition_graphs(false);
+    std::vector<Tensor> ignored;
+    DFLOW_RETURN_IF_ERROR(session->Run(plain, feed_tensors, request.fetches, request.targets,
+                                       &ignored, nullptr));
+  }
   DFLOW_RETURN_IF_ERROR(session->Run(request.run_options, feed_tensors, request.fetches,
                                      request.targets, &result.outputs,
                                      request.collect_metadata ? &result.metadata : nullptr));
@@ -147,7 +155,7 @@ absl::Status RunRunCommand(const std::vector<std::string>& args, std::ostream& o
   if (IsModelRun(flags)) {  // --saved_model / --meta_graph (tools/model_run.h)
     DFLOW_ASSIGN_OR_RETURN(result, RunModel(flags));
   } else {
-    DFLOW_ASSIGN_OR_RETURN(RunRequest request, RequestFromFlags(flags));
+    DFLOW_ASSIGN_OR_RETURN(RunRequest request, RunRequestFromFlags(flags));
     DFLOW_ASSIGN_OR_RETURN(result, RunGraph(request));
   }
   if (flags.Has("run_metadata")) {

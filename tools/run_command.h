@@ -31,6 +31,7 @@
 #include "proto/graph.pb.h"
 #include "runtime/tensor.h"
 #include "session/session.h"
+#include "tools/cli_args.h"
 #include "tools/feed_parser.h"
 
 namespace dflow {
@@ -44,6 +45,9 @@ struct RunRequest {
   std::vector<std::string> fetches;
   std::vector<std::string> targets;
   bool collect_metadata = false;
+  // Runs before the one whose outputs and metadata are returned, without tracing
+  // (`dflow trace --warmup`): the first Run also builds the plan.
+  int warmup_runs = 0;
 };
 
 struct RunResult {
@@ -54,6 +58,10 @@ struct RunResult {
   std::vector<Tensor> outputs;           // in fetch order
   RunMetadata metadata;                  // filled when collect_metadata
 };
+
+// The request --graph, --config, --run_options, --feed, --fetch, --target and
+// --run_metadata describe (shared with `dflow trace`).
+absl::StatusOr<RunRequest> RunRequestFromFlags(const CliArgs& flags);
 
 // Rules 2 and 5: creates a session for `request.config`, runs once, returns the outputs.
 absl::StatusOr<RunResult> RunGraph(const RunRequest& request);

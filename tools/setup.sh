@@ -18,6 +18,9 @@ PACKAGES=(
   libicu-dev           # ICU: utf-8 StringLower/StringUpper, TF's case mapping (kernels/cpu/string_ops.cc)
   clang                # clang 14: the libFuzzer targets (fuzz/, .bazelrc --config=fuzz)
   libclang-rt-14-dev   # libFuzzer and clang's sanitizer runtimes
+  graphviz             # dot: `dflow graph --format=svg` (tools/graph_command.h)
+  cmake                # tools/tsan_deps.sh builds Abseil and protobuf under TSan
+  curl                 # tools/tsan_deps.sh fetches their Debian sources
 )
 
 missing=()

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The `dflow` command-line contract (../shared/DESIGN.md): inspect, convert, run, devices,
-# place, and the examples/ programs.
+# place, bench, trace, graph, and the examples/ programs.
 set -u
 DFLOW=tools/dflow
 CORPUS=tests/data/tf_graphs
@@ -412,6 +412,39 @@ for bad in 0 abc; do
   "$DFLOW" bench --graph="$TMP/matmul_add.pbtxt" --profile=$bad 2>"$TMP/err"; [ $? -eq 1 ] || fail "bench profile=$bad exit"
   grep -q "^INVALID_ARGUMENT: --profile=$bad: expected an integer >= 1" "$TMP/err" || fail "bench profile=$bad: $(cat "$TMP/err")"
 done
+
+# trace: a Chrome trace of one step on two CPU devices, the copy between them included.
+cat > "$TMP/two_cpus.pbtxt" <<'PB'
+node { name: "a" op: "Const" device: "/cpu:0" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } dim { size: 2 } } float_val: 1 } } } }
+node { name: "c" op: "MatMul" input: "a" input: "a" device: "/cpu:1" attr { key: "T" value { type: DT_FLOAT } } }
+PB
+two_cpus='device_count { key: "CPU" value: 2 }'
+out=$("$DFLOW" trace --graph="$TMP/two_cpus.pbtxt" --fetch=c --config="$two_cpus" --out="$TMP/trace.json" 2>&1) || fail "trace: $out"
+echo "$out" | grep -qE "^wrote $TMP/trace.json: [0-9]+ node runs on 2 devices, step [0-9.]+ ms" || fail "trace summary: $out"
+python3 -c '
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+names = {e["name"] for e in events if e["ph"] == "X"}
+assert {"a", "c"} <= names, names
+assert any(e["ph"] == "X" and e["cat"] == "copy" for e in events), events
+assert {e["ph"] for e in events} >= {"M", "X", "C", "s", "f"}, events
+' "$TMP/trace.json" || fail "trace JSON"
+"$DFLOW" trace --graph="$TMP/two_cpus.pbtxt" --fetch=c 2>"$TMP/err"; [ $? -eq 1 ] || fail "trace without --out exit"
+grep -q "^INVALID_ARGUMENT: missing required flag --out" "$TMP/err" || fail "trace without --out: $(cat "$TMP/err")"
+"$DFLOW" trace --graph="$TMP/two_cpus.pbtxt" --fetch=c --out="$TMP/t.json" --warmup=-1 2>"$TMP/err"
+grep -q "^INVALID_ARGUMENT: --warmup=-1: expected a count >= 0" "$TMP/err" || fail "trace warmup: $(cat "$TMP/err")"
+
+# graph: DOT of the placed graph, a cluster per device, the copy in red; svg through dot.
+out=$("$DFLOW" graph --graph="$TMP/two_cpus.pbtxt" --config="$two_cpus") || fail "graph dot"
+echo "$out" | grep -q "^digraph dflow {" || fail "graph: not DOT: $out"
+[ "$(echo "$out" | grep -c "subgraph cluster_")" -eq 2 ] || fail "graph: clusters: $out"
+echo "$out" | grep -q 'label="copy float32\[2,2\] 16 B"' || fail "graph: copy edge: $out"
+if command -v dot >/dev/null; then
+  "$DFLOW" graph --graph="$TMP/two_cpus.pbtxt" --config="$two_cpus" --format=svg --out="$TMP/g.svg" || fail "graph svg"
+  grep -q "<svg" "$TMP/g.svg" || fail "graph svg: no <svg"
+fi
+"$DFLOW" graph --graph="$TMP/two_cpus.pbtxt" --format=png 2>"$TMP/err"; [ $? -eq 1 ] || fail "graph png exit"
+grep -q "^INVALID_ARGUMENT: --format=png: expected dot or svg" "$TMP/err" || fail "graph png: $(cat "$TMP/err")"
 
 [ $failures -eq 0 ] && echo "all dflow CLI checks passed"
 exit $failures
