@@ -7,6 +7,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "graph/functional_control_flow.h"
 #include "graph/status_macros.h"
@@ -241,6 +242,115 @@ absl::Status InlineCall(const NodeDef& call, const FunctionDef& f,
   return absl::OkStatus();
 }
 
+// The library functions `node` calls: its op, or a function-valued attr (PartitionedCall's
+// f, If/While/Case branches, ...), where they name a library function.
+std::vector<std::string> Callees(const NodeDef& node, const FunctionMap& functions,
+                                 const OpRegistry& ops) {
+  std::vector<std::string> callees;
+  if (ops.Find(node.op()) == nullptr && functions.count(node.op()) > 0) {
+    callees.push_back(node.op());
+  }
+  for (const auto& [name, value] : node.attr()) {
+    if (value.has_func() && functions.count(value.func().name()) > 0) {
+      callees.push_back(value.func().name());
+    }
+    for (const NameAttrList& f : value.list().func()) {
+      if (functions.count(f.name()) > 0) callees.push_back(f.name());
+    }
+  }
+  return callees;
+}
+
+// The call graph's edges: each library function's callees.
+std::map<std::string, std::vector<std::string>> CallGraph(const FunctionMap& functions,
+                                                          const OpRegistry& ops) {
+  std::map<std::string, std::vector<std::string>> edges;
+  for (const auto& [name, f] : functions) {
+    std::vector<std::string>& callees = edges[name];
+    for (const NodeDef& node : f->node_def()) {
+      for (std::string& callee : Callees(node, functions, ops)) callees.push_back(callee);
+    }
+  }
+  return edges;
+}
+
+// Adds without overflow, saturating at a value far above any node budget.
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  constexpr int64_t kCap = int64_t{1} << 60;
+  return a >= kCap - b ? kCap : a + b;
+}
+
+// A cycle reachable from `root` ("A", "B", "A"), or empty. Iterative depth-first search
+// with the usual colours (a 100,000-function chain must not overflow the stack); `done`
+// holds the functions already proven acyclic across roots, with the number of nodes their
+// bodies become once every call in them is inlined (a lower bound: the call's own gate
+// and results are not counted), so the whole check is linear.
+std::vector<std::string> FindCycle(const std::string& root, const FunctionMap& functions,
+                                   const std::map<std::string, std::vector<std::string>>& edges,
+                                   std::map<std::string, int64_t>* done) {
+  if (done->count(root) > 0) return {};
+  std::vector<std::pair<std::string, size_t>> stack = {{root, 0}};  // function, next callee
+  std::set<std::string> on_path = {root};
+  while (!stack.empty()) {
+    auto& [function, next] = stack.back();
+    const std::vector<std::string>& callees = edges.at(function);
+    if (next == callees.size()) {  // post-order: every callee is done
+      int64_t nodes = functions.at(function)->node_def_size();
+      for (const std::string& callee : callees) nodes = SaturatingAdd(nodes, done->at(callee));
+      on_path.erase(function);
+      (*done)[function] = nodes;
+      stack.pop_back();
+      continue;
+    }
+    const std::string& callee = callees[next++];
+    if (on_path.count(callee) > 0) {
+      std::vector<std::string> cycle;
+      bool in_cycle = false;
+      for (const auto& [f, unused] : stack) {
+        in_cycle = in_cycle || f == callee;
+        if (in_cycle) cycle.push_back(f);
+      }
+      cycle.push_back(callee);
+      return cycle;
+    }
+    if (done->count(callee) > 0) continue;
+    on_path.insert(callee);
+    stack.emplace_back(callee, 0);
+  }
+  return {};
+}
+
+// Refused before inlining starts, instead of after it has grown the graph for seconds and
+// gigabytes: recursion (inlining it never ends) and calls that would pass the node budget
+// (fan-out grows exponentially), judged on the call graph alone.
+absl::Status CheckCallGraph(const GraphDef& graph_def, const FunctionMap& functions,
+                            const OpRegistry& ops, const InlineLimits& limits) {
+  const std::map<std::string, std::vector<std::string>> edges = CallGraph(functions, ops);
+  std::map<std::string, int64_t> done;
+  int64_t total = graph_def.node_size();
+  for (const NodeDef& node : graph_def.node()) {
+    for (const std::string& callee : Callees(node, functions, ops)) {
+      const std::vector<std::string> cycle = FindCycle(callee, functions, edges, &done);
+      if (!cycle.empty()) {
+        return CallError(node, absl::StrCat("function '", cycle.front(), "' is recursive (",
+                                            absl::StrJoin(cycle, " -> "),
+                                            "); dflow inlines every call, so a recursive "
+                                            "function cannot run"));
+      }
+      total = SaturatingAdd(total, done.at(callee));
+      if (total > limits.max_nodes) {
+        return CallError(node, absl::StrCat(
+                                   "inlining would make the graph larger than ",
+                                   limits.max_nodes, " nodes (function '", callee,
+                                   "' alone becomes at least ", done.at(callee),
+                                   "; calls that fan out grow exponentially; ConfigProto "
+                                   "dflow_limits { max_nodes_after_inlining } raises it)"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 // INVALID_ARGUMENT naming `call` once the graph being built passes limits.max_nodes.
 absl::Status CheckBudget(const NodeDef& call, const GraphDef& next, int depth,
                          const InlineLimits& limits) {
@@ -265,8 +375,9 @@ bool HasFunctionCalls(const GraphDef& graph_def, const OpRegistry& ops) {
 absl::StatusOr<GraphDef> InlineFunctionCalls(const GraphDef& graph_def, const OpRegistry& ops,
                                              const InlineLimits& limits) {
   const int max_depth = limits.max_depth;
-  GraphDef current = graph_def;
   const FunctionMap functions = Functions(graph_def);
+  if (!functions.empty()) DFLOW_RETURN_IF_ERROR(CheckCallGraph(graph_def, functions, ops, limits));
+  GraphDef current = graph_def;
   for (int depth = 0; HasFunctionCalls(current, ops); ++depth) {
     GraphDef next = current;
     next.clear_node();

@@ -4,6 +4,8 @@
 #include <deque>
 #include <optional>
 
+#include <google/protobuf/util/message_differencer.h>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -41,6 +43,7 @@ class Importer {
 
   GraphReport Run() {
     CheckVersions();
+    CheckLibrary();
     *graph_->mutable_library() = graph_def_.library();
     *graph_->mutable_versions() = graph_def_.versions();
     for (int i = 0; i < graph_def_.node_size(); ++i) {
@@ -94,6 +97,31 @@ class Importer {
                      [&](const GraphProblem& a, const GraphProblem& b) {
                        return rank(a) < rank(b);
                      });
+  }
+
+  // TF's FunctionLibraryDefinition::AddFunctionDef rules and texts: a name is defined
+  // once (an identical repeat is allowed) and never shadows an op. Before, the last
+  // duplicate silently won, and a function named like an op was silently ignored.
+  void CheckLibrary() {
+    absl::flat_hash_map<std::string, const FunctionDef*> defined;
+    for (const FunctionDef& function : graph_def_.library().function()) {
+      const std::string& name = function.signature().name();
+      if (name.empty()) {
+        AddGraphProblem("A function in the library has no name (signature.name is empty)");
+        continue;
+      }
+      if (graph_->op_registry().Find(name) != nullptr) {
+        AddGraphProblem(absl::StrCat("Cannot add function '", name,
+                                     "' because an op with the same name already exists."));
+        continue;
+      }
+      auto [it, added] = defined.emplace(name, &function);
+      if (!added && !google::protobuf::util::MessageDifferencer::Equals(*it->second, function)) {
+        AddGraphProblem(absl::StrCat("Cannot add function '", name,
+                                     "' because a different function with the same name "
+                                     "already exists."));
+      }
+    }
   }
 
   void CheckVersions() {

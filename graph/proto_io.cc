@@ -14,6 +14,8 @@ namespace dflow {
 namespace {
 
 constexpr int64_t kMaxProtoBytes = (int64_t{1} << 31) - 1;
+// How deep messages may nest in text format, as protobuf's binary parser allows.
+constexpr int kMaxProtoNesting = 100;
 
 // Keeps the first text-format error instead of letting protobuf log it.
 class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
@@ -75,6 +77,10 @@ absl::Status ParseTextProto(absl::string_view text, absl::string_view what,
   FirstErrorCollector errors;
   google::protobuf::TextFormat::Parser parser;
   parser.RecordErrorsTo(&errors);
+  // The text parser recurses once per nested message and has no limit of its own: a
+  // GraphDef nesting attr values 3,000 deep overflowed the stack. The binary parser's
+  // default (100) is far above what TF writes (a few levels of func attrs).
+  parser.SetRecursionLimit(kMaxProtoNesting);
   if (parser.ParseFromString(std::string(text), message)) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrCat("Cannot parse ", what, " as a text-format ",

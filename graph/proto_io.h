@@ -30,7 +30,8 @@ ProtoFormat SniffProtoFormat(absl::string_view bytes);
 absl::Status ParseProto(absl::string_view bytes, absl::string_view what,
                         google::protobuf::Message* message);
 
-// Text-format parsing only; errors carry "line:column".
+// Text-format parsing only; errors carry "line:column". Messages nested deeper than 100
+// levels are INVALID_ARGUMENT (the binary parser's limit), not a stack overflow.
 absl::Status ParseTextProto(absl::string_view text, absl::string_view what,
                             google::protobuf::Message* message);
 

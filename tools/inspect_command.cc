@@ -91,10 +91,10 @@ std::unique_ptr<Graph> NodesOnly(const GraphDef& graph_def) {
 
 // Issue 5: every op this build cannot run, all at once, before anyone tries to run it;
 // listed even when the graph has import problems (they are listed below it).
-void PrintMissingKernels(const GraphDef& graph_def, std::ostream& out) {
-  // Function calls run as their inlined bodies (as a Session runs them), so their bodies'
-  // ops are what must have kernels.
-  absl::StatusOr<GraphDef> inlined = InlineFunctionCalls(graph_def);
+// Function calls run as their inlined bodies (as a Session runs them), so their bodies'
+// ops are what must have kernels; `inlined` is the graph inlined, or why it cannot be.
+void PrintMissingKernels(const GraphDef& graph_def, const absl::StatusOr<GraphDef>& inlined,
+                         std::ostream& out) {
   const GraphDef& checked = inlined.ok() ? *inlined : graph_def;
   absl::StatusOr<std::unique_ptr<Graph>> graph = ImportGraphDef(checked);
   std::unique_ptr<Graph> nodes = graph.ok() ? *std::move(graph) : NodesOnly(checked);
@@ -129,9 +129,16 @@ absl::Status InspectGraphDef(const GraphDef& graph_def, std::ostream& out) {
   PrintPlaceholders(graph_def, out);
   PrintUnconsumedOutputs(graph_def, out);
   PrintDevices(graph_def, out);
-  PrintMissingKernels(graph_def, out);
+  const absl::StatusOr<GraphDef> inlined = InlineFunctionCalls(graph_def);
+  PrintMissingKernels(graph_def, inlined, out);
   PrintOpsWithoutGradients(graph_def, out);
-  const GraphReport report = CheckGraphDef(graph_def);
+  GraphReport report = CheckGraphDef(graph_def);
+  // What stops the functions from inlining (recursion, a missing function, a budget)
+  // stops a Session too: a problem, after the graph's own.
+  if (!inlined.ok()) {
+    report.problems.push_back(
+        {"", std::string(inlined.status().message()), inlined.status().code()});
+  }
   out << "warnings: " << report.warnings.size() << "\n";
   for (const GraphProblem& warning : report.warnings) out << "  " << warning.message << "\n";
   out << "problems: " << report.problems.size() << "\n";

@@ -1,5 +1,9 @@
 // The import "doctor": every kind of bad GraphDef is rejected with a message naming the
 // node at fault, and all problems are reported at once.
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include "absl/strings/match.h"
@@ -74,6 +78,34 @@ TEST_CASE("Import reports a dangling input naming the node", "[graph][import]") 
 
 TEST_CASE("Import reports a duplicate node name", "[graph][import]") {
   RequireSingleProblem(std::string(kConstA) + kConstA, "a", "not unique");
+}
+
+// A library of functions y = op(x), one per (name, op).
+std::string Library(const std::vector<std::pair<std::string, std::string>>& functions) {
+  std::string text = "library {\n";
+  for (const auto& [name, op] : functions) {
+    text += "function { signature { name: '" + name +
+            "' input_arg { name: 'x' type: DT_FLOAT } output_arg { name: 'y' type: DT_FLOAT } }"
+            " node_def { name: 'n' op: '" + op + "' input: 'x' attr { key: 'T' value { type: "
+            "DT_FLOAT } } } ret { key: 'y' value: 'n:y:0' } }\n";
+  }
+  return text + "}\n";
+}
+
+TEST_CASE("Import refuses a library that defines a function twice or shadows an op",
+          "[graph][import]") {
+  // TF's FunctionLibraryDefinition texts; before, the last definition silently won and a
+  // function named like an op was silently ignored.
+  std::vector<GraphProblem> twice = Problems(Library({{"f", "Neg"}, {"f", "Abs"}}));
+  REQUIRE(twice.size() == 1);
+  CHECK(twice[0].message ==
+        "Cannot add function 'f' because a different function with the same name already "
+        "exists.");
+  CHECK(Problems(Library({{"f", "Neg"}, {"f", "Neg"}})).empty());  // an identical repeat
+  std::vector<GraphProblem> shadow = Problems(Library({{"Neg", "Abs"}}));
+  REQUIRE(shadow.size() == 1);
+  CHECK(shadow[0].message ==
+        "Cannot add function 'Neg' because an op with the same name already exists.");
 }
 
 TEST_CASE("Import reports a cycle naming its nodes", "[graph][import]") {

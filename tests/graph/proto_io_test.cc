@@ -39,6 +39,29 @@ TEST_CASE("Random bytes are rejected as a GraphDef without crashing", "[graph][p
   CHECK(graph_def.node_size() == 0);
 }
 
+// A GraphDef whose attr value nests `depth` func attrs inside one another.
+std::string NestedAttrGraph(int depth) {
+  std::string open, close;
+  for (int i = 0; i < depth; ++i) {
+    open += "func { name: \"f\" attr { key: \"k\" value { ";
+    close += "} } } ";
+  }
+  return "node { name: \"n\" op: \"NoOp\" attr { key: \"a\" value { " + open + "i: 1 " +
+         close + "} } }";
+}
+
+TEST_CASE("Text deeper than 100 messages is refused, not a stack overflow",
+          "[graph][proto_io]") {
+  GraphDef graph;
+  CHECK(ParseTextProto(NestedAttrGraph(20), "g", &graph).ok());
+  for (int depth : {40, 5000, 100000}) {  // 5,000 overflowed the stack before
+    const absl::Status status = ParseTextProto(NestedAttrGraph(depth), "g", &graph);
+    INFO(depth << ": " << status.ToString());
+    CHECK(status.code() == absl::StatusCode::kInvalidArgument);
+    CHECK(absl::StrContains(status.message(), "recursion limit"));
+  }
+}
+
 TEST_CASE("Missing files and directories give clear errors", "[graph][proto_io]") {
   CHECK(ReadGraphDef("/no/such/file.pb").status().code() == absl::StatusCode::kNotFound);
   absl::Status dir = ReadGraphDef(getenv("TEST_TMPDIR")).status();

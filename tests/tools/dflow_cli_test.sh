@@ -413,6 +413,19 @@ for bad in 0 abc; do
   grep -q "^INVALID_ARGUMENT: --profile=$bad: expected an integer >= 1" "$TMP/err" || fail "bench profile=$bad: $(cat "$TMP/err")"
 done
 
+# inspect counts what stops the functions from inlining (here recursion) as a problem.
+cat > "$TMP/recursive.pbtxt" <<'PB'
+node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "c" op: "A" input: "p" }
+library {
+  function { signature { name: "A" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } } node_def { name: "n" op: "B" input: "x" } ret { key: "y" value: "n:y:0" } }
+  function { signature { name: "B" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } } node_def { name: "m" op: "A" input: "x" } ret { key: "y" value: "m:y:0" } }
+}
+PB
+"$DFLOW" inspect --graph="$TMP/recursive.pbtxt" >"$TMP/out" 2>"$TMP/err"; [ $? -eq 1 ] || fail "inspect recursive: exit"
+grep -q "^problems: 1$" "$TMP/out" || fail "inspect recursive: $(cat "$TMP/out")"
+grep -q "function 'A' is recursive (A -> B -> A)" "$TMP/err" || fail "inspect recursive: $(cat "$TMP/err")"
+
 # trace: a Chrome trace of one step on two CPU devices, the copy between them included.
 cat > "$TMP/two_cpus.pbtxt" <<'PB'
 node { name: "a" op: "Const" device: "/cpu:0" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } dim { size: 2 } } float_val: 1 } } } }
