@@ -141,6 +141,9 @@ class Executor {
     // Whether a frame instance whose Enters are all dead may be skipped, its Exits
     // delivered dead at once (no transfer node in it or in a frame nested in it).
     bool elidable = true;
+    // Whether it may be skipped as soon as its non-constant Enters are all dead, its
+    // constant ones whatever they are (graph/inert_frames.h).
+    bool inert = false;
   };
   class RunState;
   class FrameRunState;

@@ -7,6 +7,8 @@
 // mutex per step: propagation is short next to running a kernel, and one lock keeps the
 // nested-frame cases (a frame finishing inside its parent's iteration) simple.
 #include <atomic>
+#include <exception>
+#include <new>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
@@ -15,6 +17,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "graph/control_flow.h"
+#include "graph/inert_frames.h"
 #include "graph/status_macros.h"
 #include "runtime/step_outcome.h"
 #include "runtime/step_resources.h"
@@ -172,7 +175,9 @@ class Executor::FrameRunState {
       const Task task = inline_queue.back();
       inline_queue.pop_back();
       ReadyList made_ready;
-      if (!RunNode(task, &made_ready)) continue;  // async: finishes in its callback
+      bool finished = true;
+      GuardBookkeeping(task, [&] { finished = RunNode(task, &made_ready); });
+      if (!finished) continue;  // async: finishes in its callback
       Dispatch(&made_ready, &inline_queue);
       NodeFinished();
     }
@@ -208,6 +213,26 @@ class Executor::FrameRunState {
       ReadyList one = {task};
       ProcessReady(&one);
     });
+  }
+
+  // Runs `body` (a node's run or completion), turning an exception from the executor's
+  // own bookkeeping into the step's error: frames and iterations are allocated as loops
+  // run, and 4,000 nested loops once ran out of memory there and aborted the process
+  // (kernels' own exceptions are caught closer, by ComputeNoThrow). Successors already
+  // made ready still run, as aborted nodes, so the step ends.
+  template <typename Body>
+  void GuardBookkeeping(const Task& task, Body body) {
+    const std::string& node = exec_->nodes_[task.id].kernel->name();
+    try {
+      body();
+    } catch (const std::bad_alloc&) {
+      Fail(absl::ResourceExhaustedError(absl::StrCat(
+          "Out of memory in the executor's loop bookkeeping after node '", node,
+          "' (frames and iterations of the step); ConfigProto dflow_limits bound the graph")));
+    } catch (const std::exception& e) {
+      Fail(absl::InternalError(
+          absl::StrCat("The executor failed after node '", node, "': ", e.what())));
+    }
   }
 
   // ---- Running one node ----
@@ -271,7 +296,7 @@ class Executor::FrameRunState {
                                  absl::GetCurrentTimeNanos());
       }
       ReadyList made_ready;
-      Complete(task, call->context.get(), &made_ready);
+      GuardBookkeeping(task, [&] { Complete(task, call->context.get(), &made_ready); });
       delete call;
       ProcessReady(&made_ready);
       NodeFinished();
@@ -355,16 +380,16 @@ class Executor::FrameRunState {
   void PropagateEnter(const Task& task, const FlowItem& flow, const Outputs& outputs,
                       ReadyList* ready) ABSL_EXCLUSIVE_LOCKS_REQUIRED(flow_mu_) {
     const FrameKey key{task.frame, task.iter, flow.child_frame};
-    if (outputs.node_dead && ElideDeadEnter(key, task.id, ready)) return;
+    const bool may_hold =
+        outputs.node_dead || (flow.is_constant_enter && exec_->frames_[flow.child_frame].inert);
+    if (may_hold && HoldEnter(key, task.id, outputs, ready)) return;
     Frame* child = FindOrCreateChild(task.frame, task.iter, flow.child_frame);
-    // Dead Enters held back while every Enter so far was dead reach the frame first.
-    auto held = dead_enters_.find(key);
-    if (held != dead_enters_.end()) {
-      std::vector<int> enters = std::move(held->second);
-      dead_enters_.erase(held);
-      Outputs dead;
-      dead.node_dead = true;
-      for (int enter : enters) EnterChild(child, enter, dead, ready);
+    // Enters held back while the frame could still be skipped reach it first.
+    auto held = held_enters_.find(key);
+    if (held != held_enters_.end()) {
+      std::vector<std::pair<int, StoredValue>> enters = std::move(held->second);
+      held_enters_.erase(held);
+      for (auto& [enter, value] : enters) EnterChild(child, enter, StoredOutputs(&value), ready);
     }
     EnterChild(child, task.id, outputs, ready);
   }
@@ -386,16 +411,19 @@ class Executor::FrameRunState {
   // until either a live one arrives (then the frame is built and they enter it first) or
   // the last one is dead (then the Exits go dead to the parent at once). This keeps N
   // nested loops linear: the dead last iteration of loop k used to build a dead chain of
-  // its N - k inner loops (issue 15). Frames holding transfer nodes are never elided: a
-  // peer device may run its part of the same frame live and wait for them.
-  bool ElideDeadEnter(const FrameKey& key, int enter, ReadyList* ready)
+  // its N - k inner loops (issue 15). An inert frame (graph/inert_frames.h) is skipped
+  // the same way when only its constant Enters are live, so their values are held too:
+  // loops whose limits are constant Enters chained from outside stay linear as well.
+  // Frames holding transfer nodes are never elided: a peer device may run its part of
+  // the same frame live and wait for them. Returns whether `enter` was held.
+  bool HoldEnter(const FrameKey& key, int enter, const Outputs& outputs, ReadyList* ready)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(flow_mu_) {
     const FrameInfo& info = exec_->frames_[std::get<2>(key)];
     if (!info.elidable || frames_.count(key) > 0) return false;
-    std::vector<int>& held = dead_enters_[key];
-    held.push_back(enter);
+    std::vector<std::pair<int, StoredValue>>& held = held_enters_[key];
+    held.emplace_back(enter, Store(outputs));
     if (static_cast<int>(held.size()) < info.num_enters) return true;
-    dead_enters_.erase(key);
+    held_enters_.erase(key);
     Frame* parent = const_cast<Frame*>(std::get<0>(key));
     Outputs dead;
     dead.node_dead = true;
@@ -514,9 +542,11 @@ class Executor::FrameRunState {
       }
       if (dst_ready) {
         if (dst.is_control_trigger) dst_dead = false;
+        // Pushed before it is counted: if the push runs out of memory nothing is counted
+        // (GuardBookkeeping), and the step can still end.
+        ready->push_back({edge.dst, frame, iter, state, dst_dead});
         ++state->outstanding_ops;
         outstanding_.fetch_add(1, std::memory_order_relaxed);
-        ready->push_back({edge.dst, frame, iter, state, dst_dead});
       }
     }
   }
@@ -589,8 +619,10 @@ class Executor::FrameRunState {
   std::unique_ptr<Frame> root_;
   // Live child frames by (parent frame, parent iteration, static frame).
   absl::flat_hash_map<FrameKey, std::unique_ptr<Frame>> frames_ ABSL_GUARDED_BY(flow_mu_);
-  // Dead Enters of frame instances not built yet (ElideDeadEnter).
-  absl::flat_hash_map<FrameKey, std::vector<int>> dead_enters_ ABSL_GUARDED_BY(flow_mu_);
+  // Enters of frame instances not built yet (HoldEnter): dead ones, and the constant
+  // ones of inert frames with their values.
+  absl::flat_hash_map<FrameKey, std::vector<std::pair<int, StoredValue>>> held_enters_
+      ABSL_GUARDED_BY(flow_mu_);
 };
 
 void Executor::RunAsyncWithFrames(const Args& args, DoneCallback done) const {
@@ -617,6 +649,8 @@ absl::Status Executor::BuildFlowInfo(const Graph& graph, const std::vector<Node*
       frames_[f].elidable = false;
     }
   }
+  const std::vector<bool> inert = InertFrames(graph, info);
+  for (size_t f = 0; f < frames_.size(); ++f) frames_[f].inert = frames_[f].elidable && inert[f];
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& node = *nodes[i];
     FlowItem& flow = flow_[i];
