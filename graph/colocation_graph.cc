@@ -577,6 +577,18 @@ absl::Status ColocationGraph::NoKernelError(const Node& node) const {
       kernels_.DescribeKernels(node.op())));
 }
 
+namespace {
+
+// A device request as errors quote it: whole, unless it is absurdly long (a 10 MB
+// request was quoted twice in one message).
+std::string QuotedRequest(const std::string& spec) {
+  constexpr size_t kMax = 200;
+  if (spec.size() <= kMax) return spec;
+  return absl::StrCat(spec.substr(0, kMax), "... (", spec.size(), " characters)");
+}
+
+}  // namespace
+
 // TF's four "Could not satisfy explicit device specification" cases.
 absl::Status ColocationGraph::UnsatisfiableError(const Node& node, int root) {
   const DeviceName& group = members_[root].devices.requested;
@@ -584,12 +596,13 @@ absl::Status ColocationGraph::UnsatisfiableError(const Node& node, int root) {
   if (devices_.Matching(group).empty()) return NoMatchingDeviceError(node);
   if (group.type) return NoKernelForTypeError(node, root, *group.type);
   return absl::InvalidArgumentError(absl::StrCat(
-      "Could not satisfy explicit device specification '", node.requested_device(),
+      "Could not satisfy explicit device specification '",
+      QuotedRequest(node.requested_device()),
       DebugInfo(root)));
 }
 
 absl::Status ColocationGraph::NoMatchingDeviceError(const Node& node) const {
-  const std::string& spec = node.requested_device();
+  const std::string spec = QuotedRequest(node.requested_device());
   const DeviceName& request = info_[node.id()].request;
   std::string gpu_note;
   DeviceName any_gpu;
@@ -616,7 +629,8 @@ absl::Status ColocationGraph::NoKernelForTypeError(const Node& node, int root,
                         "device with a kernel, or remove the device request.");
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "Could not satisfy explicit device specification '", node.requested_device(),
+      "Could not satisfy explicit device specification '",
+      QuotedRequest(node.requested_device()),
       "' because no supported kernel for ", type, " devices is available.", DebugInfo(root),
       "\nOp: ", node.op(), "\nNode attrs: ", SummarizeAttrs(node.def()),
       "\nRegistered kernels:\n", kernels_.DescribeKernels(node.op()), hint));
@@ -624,7 +638,8 @@ absl::Status ColocationGraph::NoKernelForTypeError(const Node& node, int root,
 
 absl::Status ColocationGraph::ColocatedIncompatibleError(const Node& node, int root) {
   return absl::InvalidArgumentError(absl::StrCat(
-      "Could not satisfy explicit device specification '", node.requested_device(),
+      "Could not satisfy explicit device specification '",
+      QuotedRequest(node.requested_device()),
       "' because the node ", FormatColocationNode(node.name()),
       " was colocated with a group of nodes that required incompatible device '",
       ToString(members_[root].devices.requested), "'. All available devices [",

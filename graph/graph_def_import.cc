@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
@@ -66,9 +67,12 @@ class Importer {
 
  private:
   void AddGraphProblem(std::string message) { problems_.push_back({"", std::move(message)}); }
+  // "Node 'n' (Op): text", once: some texts come from helpers that name the node already.
   static std::string Describe(const NodeDef& def, absl::string_view text) {
-    return absl::StrCat("Node '", def.name(), "' (", def.op().empty() ? "no op" : def.op(),
-                        "): ", text);
+    const std::string prefix =
+        absl::StrCat("Node '", def.name(), "' (", def.op().empty() ? "no op" : def.op(), "): ");
+    if (absl::StartsWith(text, prefix)) return std::string(text);
+    return absl::StrCat(prefix, text);
   }
   void AddProblem(const NodeDef& def, absl::string_view text,
                   absl::StatusCode code = absl::StatusCode::kInvalidArgument) {

@@ -162,6 +162,13 @@ absl::Status OpKernelContext::CheckLimits(DataType dtype, const TensorShape& sha
                          shape, *allocator(), device()->device_type() == "CPU");
 }
 
+absl::Status OpKernelContext::CheckStringLimits(const TensorShape& shape,
+                                                double string_bytes) const {
+  if (params_.limits == nullptr) return absl::OkStatus();
+  return CheckAllocation(*params_.limits, node_name(), params_.kernel->type_string(), DT_STRING,
+                         shape, *allocator(), device()->device_type() == "CPU", string_bytes);
+}
+
 absl::StatusOr<Tensor*> OpKernelContext::allocate_output(int index, const TensorShape& shape) {
   DFLOW_RETURN_IF_ERROR(CheckLimits(params_.kernel->output_type(index), shape));
   absl::StatusOr<Tensor> tensor =

@@ -240,6 +240,11 @@ class OpKernelContext {
   }
   const absl::Status& status() const { return status_; }
 
+  // The session's limits for a string tensor whose elements will hold `string_bytes`
+  // characters in all: kernels that replicate or grow strings (Tile, Fill, BroadcastTo,
+  // regex replacement) call it before making them, since characters bypass the allocator.
+  absl::Status CheckStringLimits(const TensorShape& shape, double string_bytes) const;
+
  private:
   // The session's limits (params_.limits) for a tensor about to be allocated.
   absl::Status CheckLimits(DataType dtype, const TensorShape& shape) const;

@@ -48,11 +48,11 @@ int64_t PhysicalMemoryBytes() {
 
 absl::Status CheckAllocation(const ResourceLimits& limits, const std::string& node,
                              const std::string& op, DataType dtype, const TensorShape& shape,
-                             const Allocator& allocator, bool host) {
+                             const Allocator& allocator, bool host, double string_bytes) {
   if (limits.max_tensor_bytes <= 0 && (limits.max_host_bytes <= 0 || !host)) {
     return absl::OkStatus();
   }
-  const double bytes = TensorBytes(dtype, shape);
+  const double bytes = TensorBytes(dtype, shape) + string_bytes;
   if (limits.max_tensor_bytes > 0 && bytes > static_cast<double>(limits.max_tensor_bytes)) {
     return OverLimit(node, op, dtype, shape, bytes, "which is", limits.max_tensor_bytes,
                      "max_tensor_bytes");

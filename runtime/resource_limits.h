@@ -35,10 +35,12 @@ int64_t PhysicalMemoryBytes();
 // OK when a tensor of `dtype` and `shape` from `allocator` fits `limits`, else
 // RESOURCE_EXHAUSTED naming `node` (its name and op), the tensor, the limit and the
 // ConfigProto field that raises it. `host`: the allocator hands out host memory (its
-// live bytes count against max_host_bytes).
+// live bytes count against max_host_bytes). `string_bytes`: for a string tensor, the
+// characters its elements will hold (they live outside the allocator, so a kernel that
+// replicates or grows strings says how many before making them).
 absl::Status CheckAllocation(const ResourceLimits& limits, const std::string& node,
                              const std::string& op, DataType dtype, const TensorShape& shape,
-                             const Allocator& allocator, bool host);
+                             const Allocator& allocator, bool host, double string_bytes = 0);
 
 }  // namespace dflow
 

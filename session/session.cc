@@ -317,8 +317,12 @@ absl::StatusOr<std::shared_ptr<const ExecutionPlan>> Session::GetPlan(
 }
 
 int64_t Session::TimeoutMs(const RunOptions& options) const {
-  if (options.timeout_in_ms() > 0) return options.timeout_in_ms();
-  return config_.operation_timeout_in_ms() > 0 ? config_.operation_timeout_in_ms() : 0;
+  // A timeout past ~35 years never ends a step; waiting for it would overflow the clock
+  // (INT64_MAX ms gave DEADLINE_EXCEEDED at once, issue 15), so it means no timeout.
+  constexpr int64_t kForeverMs = int64_t{1} << 40;
+  int64_t timeout = options.timeout_in_ms() > 0 ? options.timeout_in_ms()
+                                                 : config_.operation_timeout_in_ms();
+  return timeout > 0 && timeout < kForeverMs ? timeout : 0;
 }
 
 absl::Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,

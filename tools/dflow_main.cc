@@ -3,6 +3,7 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,29 @@ constexpr char kUsage[] =
     "  inspect --graph=PATH                 report on a GraphDef and list every problem\n"
     "  convert --graph=PATH --out=PATH      rewrite as .pb (binary) or .pbtxt (text)\n";
 
+// `command`'s lines of kUsage: its own line(s) and their continuations.
+std::string CommandUsage(const std::string& command) {
+  std::string usage, line;
+  bool in_command = false;
+  std::istringstream lines(kUsage);
+  while (std::getline(lines, line)) {
+    if (line.rfind("  ", 0) == 0 && line.size() > 2 && line[2] != ' ') {
+      in_command = line.compare(2, command.size() + 1, command + " ") == 0;
+    }
+    if (in_command) usage += line + "\n";
+  }
+  return usage;
+}
+
 absl::Status Dispatch(const std::string& command, const std::vector<std::string>& args) {
+  // `dflow <command> --help` prints that command's usage (the contract's "--help for
+  // itself"), whatever else is on the line.
+  for (const std::string& arg : args) {
+    if ((arg == "--help" || arg == "-h") && !CommandUsage(command).empty()) {
+      std::cout << "usage: dflow " << command << " [--flag=value]...\n" << CommandUsage(command);
+      return absl::OkStatus();
+    }
+  }
   if (command == "run") return dflow::RunRunCommand(args, std::cout);
   if (command == "bench") return dflow::RunBenchCommand(args, std::cout, std::cerr);
   if (command == "train") return dflow::RunTrainCommand(args, std::cout, std::cerr);

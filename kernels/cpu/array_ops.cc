@@ -305,6 +305,7 @@ class FillOp : public OpKernel {
     OP_REQUIRES(ctx, shape.ok(),
                 KernelError(*ctx, "dims ", DimsString(requested),
                             " are not a valid shape: ", shape.status().message()));
+    OP_REQUIRES_OK(ctx, CheckReplicatedStrings(*ctx, value, *shape));
     OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, *shape));
     DispatchByElementSize(value.dtype(), [&](auto zero) {
       using T = decltype(zero);

@@ -35,6 +35,22 @@ std::vector<DataType> PodAndStringTypes() {
   return types;
 }
 
+double StringBytes(const Tensor& tensor) {
+  if (tensor.dtype() != DT_STRING) return 0;
+  double bytes = 0;
+  const std::string* strings = tensor.data<std::string>();
+  for (int64_t i = 0; i < tensor.NumElements(); ++i) bytes += strings[i].size();
+  return bytes;
+}
+
+absl::Status CheckReplicatedStrings(const OpKernelContext& ctx, const Tensor& input,
+                                    const TensorShape& shape) {
+  if (input.dtype() != DT_STRING || input.NumElements() == 0) return absl::OkStatus();
+  const double copies = static_cast<double>(shape.num_elements()) /
+                        static_cast<double>(input.NumElements());
+  return ctx.CheckStringLimits(shape, StringBytes(input) * copies);
+}
+
 std::vector<int64_t> ReadIndices(const Tensor& tensor) {
   if (tensor.dtype() == DT_INT64) {
     absl::Span<const int64_t> values = tensor.flat<int64_t>();

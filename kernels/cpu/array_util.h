@@ -83,6 +83,15 @@ inline std::optional<int> NormalizeAxis(int64_t axis, int rank) {
 // The values of an int32 or int64 tensor, widened to int64.
 std::vector<int64_t> ReadIndices(const Tensor& tensor);
 
+// The characters a string tensor's elements hold in all (0 for other dtypes).
+double StringBytes(const Tensor& tensor);
+
+// Rule of the kernels that replicate strings (Tile, Fill, BroadcastTo): OK when an output
+// of `shape` made of copies of `input`'s elements fits the session's limits, counting
+// the characters (each input element copied out/in times, as a double: no overflow).
+absl::Status CheckReplicatedStrings(const OpKernelContext& ctx, const Tensor& input,
+                                    const TensorShape& shape);
+
 // Writes `shape`'s dims into the int32/int64 vector `out` (Shape, VariableShape);
 // INVALID_ARGUMENT when a dim does not fit an int32 output.
 absl::Status WriteShape(const OpKernelContext& ctx, const TensorShape& shape, const Tensor& out);

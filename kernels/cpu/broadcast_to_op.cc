@@ -107,6 +107,7 @@ class BroadcastToOp : public OpKernel {
     OP_REQUIRES(ctx, absl::MakeConstSpan(*dims) == shape.dim_sizes(),
                 KernelError(*ctx, "Unable to broadcast tensor of shape ", in_shape.DebugString(),
                             " to tensor of shape ", shape.DebugString()));
+    OP_REQUIRES_OK(ctx, CheckReplicatedStrings(*ctx, input, shape));
     OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, shape));
     if (output->NumElements() == 0) return;
     DispatchByElementSize(input.dtype(),

@@ -408,20 +408,6 @@ absl::Status Contract(OpKernelContext *ctx, const Reduced<C> &x, const Reduced<C
     ys *= yd;
   }
   const int64_t batches = Product(out_batch);
-  std::vector<int64_t> x_index(batches), y_index(batches), idx(rank, 0);
-  for (int64_t b = 0; b < batches; ++b) {
-    int64_t xo = 0, yo = 0;
-    for (int i = 0; i < rank; ++i) {
-      xo += idx[i] * x_stride[i];
-      yo += idx[i] * y_stride[i];
-    }
-    x_index[b] = xo;
-    y_index[b] = yo;
-    for (int i = rank - 1; i >= 0; --i) {
-      if (++idx[i] < out_batch[i]) break;
-      idx[i] = 0;
-    }
-  }
   blas::GemmArgs<C> args;
   args.m = x.free;
   args.k = x.contract;
@@ -437,10 +423,19 @@ absl::Status Contract(OpKernelContext *ctx, const Reduced<C> &x, const Reduced<C
     std::fill(out, out + batches * out_matrix, C(0));
     return absl::OkStatus();
   }
+  // The x and y matrix of output matrix b, computed as needed rather than tabulated (a
+  // table is 16 bytes per output matrix, outside the step's byte limits).
   auto matrix = [&](int64_t b) {
+    int64_t xo = 0, yo = 0;
+    for (int64_t i = rank - 1, rest = b; i >= 0; --i) {
+      const int64_t index = rest % out_batch[i];
+      rest /= out_batch[i];
+      xo += index * x_stride[i];
+      yo += index * y_stride[i];
+    }
     blas::GemmArgs<C> one = args;
-    one.a = x.data + x_index[b] * args.m * args.k;
-    one.b = y.data + y_index[b] * args.k * args.n;
+    one.a = x.data + xo * args.m * args.k;
+    one.b = y.data + yo * args.k * args.n;
     one.c = out + b * out_matrix;
     return one;
   };

@@ -112,12 +112,28 @@ class MatMulOp : public OpKernel {
   bool transpose_b_ = false;
 };
 
-// Batch dims of x and y broadcast onto the output (TF's MatMulBCast): per output matrix,
-// the index of the x and y matrix it reads.
+// Batch dims of x and y broadcast onto the output (TF's MatMulBCast). Which x and y
+// matrix an output matrix reads is computed when it is needed, not tabulated: a table
+// is 16 bytes per output matrix, allocated before the output's size was checked
+// against the step's limits (2^28 broadcast batches took 4.3 GB, issue 15).
 struct BatchPlan {
   std::vector<int64_t> out_batch_dims;
-  std::vector<int64_t> x_index;
-  std::vector<int64_t> y_index;
+  // Per output batch dim (aligned on the right), each input's stride in matrices; 0
+  // where that input is broadcast.
+  std::vector<int64_t> x_stride;
+  std::vector<int64_t> y_stride;
+
+  // The x and y matrix output matrix `batch` (row-major over out_batch_dims) reads.
+  std::pair<int64_t, int64_t> Sources(int64_t batch) const {
+    int64_t x = 0, y = 0;
+    for (int i = static_cast<int>(out_batch_dims.size()) - 1; i >= 0; --i) {
+      const int64_t index = batch % out_batch_dims[i];
+      batch /= out_batch_dims[i];
+      x += index * x_stride[i];
+      y += index * y_stride[i];
+    }
+    return {x, y};
+  }
 };
 
 // V1 (BatchMatMul) wants equal ranks and equal batch dims; V2 broadcasts them.
@@ -152,9 +168,8 @@ absl::StatusOr<BatchPlan> MakeBatchPlan(const TensorShape& x, const TensorShape&
   const int rank = std::max(xb, yb);
   BatchPlan plan;
   plan.out_batch_dims.resize(rank);
-  // Per output batch dim (aligned on the right): its size and each input's stride in
-  // matrices, 0 where that input is broadcast.
-  std::vector<int64_t> x_stride(rank, 0), y_stride(rank, 0);
+  plan.x_stride.assign(rank, 0);
+  plan.y_stride.assign(rank, 0);
   int64_t xs = 1, ys = 1;
   for (int i = rank - 1; i >= 0; --i) {
     const int xi = i - (rank - xb);
@@ -167,28 +182,10 @@ absl::StatusOr<BatchPlan> MakeBatchPlan(const TensorShape& x, const TensorShape&
                        x.DebugString(), " vs. ", y.DebugString()));
     }
     plan.out_batch_dims[i] = xd == 1 ? yd : xd;
-    if (xd != 1) x_stride[i] = xs;
-    if (yd != 1) y_stride[i] = ys;
-    xs *= xd;
+    if (xd != 1) plan.x_stride[i] = xs;
+    if (yd != 1) plan.y_stride[i] = ys;
+    xs *= xd;  // the inputs' element counts: no overflow
     ys *= yd;
-  }
-  int64_t batches = 1;
-  for (int64_t d : plan.out_batch_dims) batches *= d;
-  plan.x_index.resize(batches);
-  plan.y_index.resize(batches);
-  std::vector<int64_t> idx(rank, 0);
-  for (int64_t b = 0; b < batches; ++b) {
-    int64_t xo = 0, yo = 0;
-    for (int i = 0; i < rank; ++i) {
-      xo += idx[i] * x_stride[i];
-      yo += idx[i] * y_stride[i];
-    }
-    plan.x_index[b] = xo;
-    plan.y_index[b] = yo;
-    for (int i = rank - 1; i >= 0; --i) {
-      if (++idx[i] < plan.out_batch_dims[i]) break;
-      idx[i] = 0;
-    }
   }
   return plan;
 }
@@ -247,7 +244,9 @@ class BatchMatMulOp : public OpKernel {
   template <typename C>
   absl::Status Products(OpKernelContext* ctx, const BatchPlan& plan, const Tensor& x,
                         const Tensor& y, const Tensor& out, blas::GemmArgs<C> args) const {
-    const int64_t batches = static_cast<int64_t>(plan.x_index.size());
+    // The output exists, so its size (and this product) did not overflow.
+    int64_t batches = 1;
+    for (int64_t d : plan.out_batch_dims) batches *= d;
     const int64_t x_matrix = args.m * args.k;
     const int64_t y_matrix = args.k * args.n;
     const int64_t out_matrix = args.m * args.n;
@@ -268,8 +267,9 @@ class BatchMatMulOp : public OpKernel {
     }
     auto matrix = [&](int64_t batch) {
       blas::GemmArgs<C> one = args;
-      one.a = x_data + plan.x_index[batch] * x_matrix;
-      one.b = y_data + plan.y_index[batch] * y_matrix;
+      const auto [x_source, y_source] = plan.Sources(batch);
+      one.a = x_data + x_source * x_matrix;
+      one.b = y_data + y_source * y_matrix;
       one.c = out_data + batch * out_matrix;
       return one;
     };

@@ -222,6 +222,8 @@ class TileOp : public OpKernel {
       ctx->set_output(0, input);
       return;
     }
+    OP_ASSIGN_OR_RETURN(ctx, const TensorShape out_shape, TensorShape::Make(dims));
+    OP_REQUIRES_OK(ctx, CheckReplicatedStrings(*ctx, input, out_shape));
     auto tile_maps = [&] {
       DimMaps maps(rank);
       for (int d = 0; d < rank; ++d) {

@@ -3,6 +3,7 @@
 // regex_replace_op.cc: RE2::GlobalReplace when replace_global, else RE2::Replace (first
 // match only); rewrites use RE2's syntax (\0..\9, \\), and an invalid rewrite leaves the
 // string as it is, as RE2 does. A bad pattern is "Invalid pattern: <p>, error: <RE2's>".
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -26,10 +27,65 @@ std::string InvalidPattern(const std::string& pattern, const RE2& re) {
   return absl::StrCat("Invalid pattern: ", pattern, ", error: ", re.error());
 }
 
+// The length `rewrite` takes for one match: its text with each \N replaced by group N
+// (RE2's rewrite syntax; `\\` is one backslash).
+double RewriteLength(const std::string& rewrite, const re2::StringPiece* groups, int ngroups) {
+  double length = 0;
+  for (size_t i = 0; i < rewrite.size(); ++i) {
+    if (rewrite[i] == '\\' && i + 1 < rewrite.size()) {
+      const char next = rewrite[++i];
+      const int group = next - '0';
+      length += next >= '0' && next <= '9' && group < ngroups ? groups[group].size() : 1;
+    } else {
+      length += 1;
+    }
+  }
+  return length;
+}
+
+// The length RE2::GlobalReplace (or Replace, the first match only) would give `text`,
+// found by matching without building the result: a rewrite can make a string many
+// times longer (every 'a' of 10 MB replaced by 4 KB), so the output is sized against the
+// session's limits before it is made.
+// `over_limit(length so far)` is asked every 64 MiB of growth, so a hostile rewrite stops
+// the count early.
+template <typename OverLimit>
+double ReplacedLength(const std::string& text, const RE2& re, const std::string& rewrite,
+                      bool global, OverLimit over_limit) {
+  constexpr double kCheckEvery = 64.0 * (1 << 20);
+  constexpr int kMaxGroups = 10;  // \0..\9
+  const int ngroups = std::min(kMaxGroups, re.NumberOfCapturingGroups() + 1);
+  re2::StringPiece groups[kMaxGroups];
+  double length = static_cast<double>(text.size());
+  double checked = length;
+  size_t pos = 0;
+  while (pos <= text.size() &&
+         re.Match(text, pos, text.size(), RE2::UNANCHORED, groups, ngroups)) {
+    length += RewriteLength(rewrite, groups, ngroups) - static_cast<double>(groups[0].size());
+    if (!global) break;
+    if (length - checked > kCheckEvery) {
+      if (over_limit(length)) break;
+      checked = length;
+    }
+    const size_t match_end = static_cast<size_t>(groups[0].data() - text.data()) + groups[0].size();
+    pos = groups[0].empty() ? match_end + 1 : match_end;  // an empty match: step past it
+  }
+  return length;
+}
+
 void ReplaceAll(OpKernelContext* ctx, const RE2& re, const std::string& rewrite, bool global) {
   const Tensor& input = ctx->input(0);
-  OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, input.shape()));
   const std::string* in = input.data<std::string>();
+  double total = 0;
+  auto over_limit = [&](double length) {
+    return !ctx->CheckStringLimits(input.shape(), total + length).ok();
+  };
+  for (int64_t i = 0; i < input.NumElements(); ++i) {
+    total += ReplacedLength(in[i], re, rewrite, global, over_limit);
+    if (over_limit(0)) break;
+  }
+  OP_REQUIRES_OK(ctx, ctx->CheckStringLimits(input.shape(), total));
+  OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, input.shape()));
   std::string* out = output->data<std::string>();
   ParallelForElements(ctx, input.NumElements(), 1000, [&](int64_t first, int64_t end) {
     for (int64_t i = first; i < end; ++i) {

@@ -64,7 +64,17 @@ absl::Status ComputeWindow(Padding padding, WindowDim* dim) {
         absl::StrCat("Window size, stride and dilation must be positive, got size ", dim->size,
                      ", stride ", dim->stride, ", dilation ", dim->dilation));
   }
-  const int64_t effective = (dim->size - 1) * dim->dilation + 1;
+  // Past 2^31 the padding arithmetic below (and oneDNN, which reported an internal
+  // error) overflows; no real window is that large (issue 15: dilations of 2^62).
+  constexpr int64_t kMaxWindow = (int64_t{1} << 31) - 1;
+  int64_t effective = 0;
+  if (__builtin_mul_overflow(dim->size - 1, dim->dilation, &effective) ||
+      effective >= kMaxWindow || dim->pad_before > kMaxWindow || dim->pad_after > kMaxWindow) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Window too large: size ", dim->size, " dilated by ", dim->dilation, " with pads ",
+        dim->pad_before, " and ", dim->pad_after, " exceeds ", kMaxWindow, " elements"));
+  }
+  effective += 1;
   switch (padding) {
     case Padding::kValid:
       dim->pad_before = dim->pad_after = 0;

@@ -251,6 +251,13 @@ TEST_CASE("A timeout ends a long step with DEADLINE_EXCEEDED", "[session]") {
   CHECK(status.code() == absl::StatusCode::kDeadlineExceeded);
   // The session keeps working.
   REQUIRE((*client)->Run({big}, &out).ok());
+  // A timeout too far away to reach is no timeout (INT64_MAX ms overflowed the clock
+  // and gave DEADLINE_EXCEEDED at once).
+  for (int64_t forever : {int64_t{9223372036854775807}, int64_t{10'000'000'000'000}}) {
+    options.set_timeout_in_ms(forever);
+    INFO(forever);
+    CHECK((*client)->Run(options, {}, {big}, {}, &out, nullptr).ok());
+  }
 }
 
 TEST_CASE("An error in one partition wakes the receives blocked in another", "[session]") {

@@ -254,6 +254,13 @@ TEST_CASE("Conv2D rejects bad shapes and attrs with TF's errors") {
           "must be positive");
   invalid(ConvError({1, 5, 5, 1}, {3, 3, 1, 1}, {{"dilations", IntList({1, 1, 1, 2})}}),
           "does not yet support dilations in the batch and depth dimensions");
+  // Dilations of 2^62 overflowed the window arithmetic and reached oneDNN (INTERNAL).
+  for (const char* padding : {"SAME", "VALID"}) {
+    invalid(ConvError({1, 5, 5, 1}, {3, 3, 1, 1},
+                      {{"padding", StringAttr(padding)},
+                       {"dilations", IntList({1, int64_t{1} << 62, 1, 1})}}),
+            "Window too large: size 3 dilated by 4611686018427387904");
+  }
   invalid(ConvError({1, 5, 5, 1}, {3, 3, 1, 1},
                     {{"data_format", StringAttr("NCHW")}, {"strides", IntList({1, 2, 1, 1})}}),
           "does not yet support strides in the batch and depth dimensions");
