@@ -280,14 +280,21 @@ int64_t SaturatingAdd(int64_t a, int64_t b) {
   return a >= kCap - b ? kCap : a + b;
 }
 
+// What inlining a function makes, lower bounds (the calls' own gates and results, and
+// the extra level functional control flow adds, are not counted).
+struct InlinedSize {
+  int64_t nodes = 0;       // its body's nodes, every call in it inlined
+  int depth = 0;           // calls nested in it, itself included
+  std::string deepest;     // the callee on its deepest path ("" at the bottom)
+};
+
 // A cycle reachable from `root` ("A", "B", "A"), or empty. Iterative depth-first search
 // with the usual colours (a 100,000-function chain must not overflow the stack); `done`
-// holds the functions already proven acyclic across roots, with the number of nodes their
-// bodies become once every call in them is inlined (a lower bound: the call's own gate
-// and results are not counted), so the whole check is linear.
+// holds the functions already proven acyclic across roots with their InlinedSize, so the
+// whole check is linear.
 std::vector<std::string> FindCycle(const std::string& root, const FunctionMap& functions,
                                    const std::map<std::string, std::vector<std::string>>& edges,
-                                   std::map<std::string, int64_t>* done) {
+                                   std::map<std::string, InlinedSize>* done) {
   if (done->count(root) > 0) return {};
   std::vector<std::pair<std::string, size_t>> stack = {{root, 0}};  // function, next callee
   std::set<std::string> on_path = {root};
@@ -295,10 +302,19 @@ std::vector<std::string> FindCycle(const std::string& root, const FunctionMap& f
     auto& [function, next] = stack.back();
     const std::vector<std::string>& callees = edges.at(function);
     if (next == callees.size()) {  // post-order: every callee is done
-      int64_t nodes = functions.at(function)->node_def_size();
-      for (const std::string& callee : callees) nodes = SaturatingAdd(nodes, done->at(callee));
+      InlinedSize size;
+      size.nodes = functions.at(function)->node_def_size();
+      for (const std::string& callee : callees) {
+        const InlinedSize& inner = done->at(callee);
+        size.nodes = SaturatingAdd(size.nodes, inner.nodes);
+        if (inner.depth >= size.depth) {
+          size.depth = inner.depth;
+          size.deepest = callee;
+        }
+      }
+      ++size.depth;
       on_path.erase(function);
-      (*done)[function] = nodes;
+      (*done)[function] = std::move(size);
       stack.pop_back();
       continue;
     }
@@ -320,13 +336,27 @@ std::vector<std::string> FindCycle(const std::string& root, const FunctionMap& f
   return {};
 }
 
+// "f0 -> f1 -> ... -> f99 (100 functions deep)": the deepest call path from `function`,
+// its first `shown` functions named.
+std::string DeepestChain(const std::string& function,
+                         const std::map<std::string, InlinedSize>& done, int shown) {
+  std::vector<std::string> names;
+  for (std::string f = function; !f.empty() && static_cast<int>(names.size()) < shown;
+       f = done.at(f).deepest) {
+    names.push_back(f);
+  }
+  const int depth = done.at(function).depth;
+  return absl::StrCat(absl::StrJoin(names, " -> "), depth > shown ? " -> ..." : "", ", ", depth,
+                      " functions deep");
+}
+
 // Refused before inlining starts, instead of after it has grown the graph for seconds and
 // gigabytes: recursion (inlining it never ends) and calls that would pass the node budget
 // (fan-out grows exponentially), judged on the call graph alone.
 absl::Status CheckCallGraph(const GraphDef& graph_def, const FunctionMap& functions,
                             const OpRegistry& ops, const InlineLimits& limits) {
   const std::map<std::string, std::vector<std::string>> edges = CallGraph(functions, ops);
-  std::map<std::string, int64_t> done;
+  std::map<std::string, InlinedSize> done;
   int64_t total = graph_def.node_size();
   for (const NodeDef& node : graph_def.node()) {
     for (const std::string& callee : Callees(node, functions, ops)) {
@@ -337,12 +367,19 @@ absl::Status CheckCallGraph(const GraphDef& graph_def, const FunctionMap& functi
                                             "); dflow inlines every call, so a recursive "
                                             "function cannot run"));
       }
-      total = SaturatingAdd(total, done.at(callee));
+      const InlinedSize& size = done.at(callee);
+      if (size.depth > limits.max_depth) {
+        return CallError(node, absl::StrCat("calls nest deeper than ", limits.max_depth,
+                                            " levels (", DeepestChain(callee, done, 6),
+                                            "; ConfigProto dflow_limits { max_call_depth } "
+                                            "raises it)"));
+      }
+      total = SaturatingAdd(total, size.nodes);
       if (total > limits.max_nodes) {
         return CallError(node, absl::StrCat(
                                    "inlining would make the graph larger than ",
                                    limits.max_nodes, " nodes (function '", callee,
-                                   "' alone becomes at least ", done.at(callee),
+                                   "' alone becomes at least ", size.nodes,
                                    "; calls that fan out grow exponentially; ConfigProto "
                                    "dflow_limits { max_nodes_after_inlining } raises it)"));
       }

@@ -413,6 +413,10 @@ for bad in 0 abc; do
   grep -q "^INVALID_ARGUMENT: --profile=$bad: expected an integer >= 1" "$TMP/err" || fail "bench profile=$bad: $(cat "$TMP/err")"
 done
 
+# The C++ path of docs/API.md: a frozen graph from disk, fed and read through std::vector.
+out=$("$EX/run_frozen_graph" "$CORPUS/frozen_pb/rust_addition_int32.pb" 2>&1) || fail "run_frozen_graph: $out"
+[ "$out" = "z = x + y: [5]" ] || fail "run_frozen_graph printed: $out"
+
 # inspect counts what stops the functions from inlining (here recursion) as a problem.
 cat > "$TMP/recursive.pbtxt" <<'PB'
 node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
