@@ -107,6 +107,13 @@ class AsStringOp : public OpKernel {
       ctx->set_output(0, input);
       return;
     }
+    // Each element is at least `width` characters: count them against the session's
+    // limits before making them (a width of 2^31 failed inside std::string).
+    if (width_ > 0) {
+      OP_REQUIRES_OK(ctx, ctx->CheckStringLimits(input.shape(),
+                                                 static_cast<double>(input.NumElements()) *
+                                                     static_cast<double>(width_)));
+    }
     OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, input.shape()));
     std::string* out = output->data<std::string>();
     const int64_t n = input.NumElements();
