@@ -1,4 +1,4 @@
-// dflow's side of the peer benchmarks (../shared/peers): the same workloads, measured the
+// dflow's side of bench/run_bench.sh's peer benchmarks: the same workloads, measured the
 // same way (warm-up, then R repeats of `inner` back-to-back Session::Run calls; median,
 // min, max of the per-call mean), printed as JSON lines in the peers' schema so
 // summarize.py merges them into one table.

@@ -8,7 +8,7 @@
 // either; a concrete device's name is simply a fully specified `DeviceName`.
 //
 // Compatibility with TensorFlow 1.x (util/device_name_utils.cc), and where we
-// deliberately differ (see DESIGN.md, "Device specs accept every spelling
+// deliberately differ (see docs/CLI.md, "Device specs accept every spelling
 // users write"):
 //   - Everything TF's C++ `ParseFullName` accepts parses to the same fields,
 //     except that the device types `cpu` and `gpu` are upper-cased in every

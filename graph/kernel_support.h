@@ -1,6 +1,6 @@
 // KernelSupport: the one question graph/ asks about kernels — "which device types can
 // run this node?" — declared here and implemented by the kernel registry in runtime/,
-// so graph/ depends on no runtime code (STYLE.md practice 10). Tests use fakes.
+// so graph/ depends on no runtime code (docs/STYLE.md #10). Tests use fakes.
 #ifndef DFLOW_GRAPH_KERNEL_SUPPORT_H_
 #define DFLOW_GRAPH_KERNEL_SUPPORT_H_
 

@@ -1,6 +1,6 @@
 // Placement: assigns every node of a Graph to one device, following TensorFlow 1.x's
 // placer (common_runtime/placer.cc, colocation_graph.cc), and records *why* for each
-// node (STYLE.md practice 12; `dflow place --explain` prints the reasons).
+// node (docs/STYLE.md #12; `dflow place --explain` prints the reasons).
 //
 // Rules, applied in this order:
 //  1. Devices. `devices` is the device set in device order (CPU devices first). A

@@ -1,5 +1,5 @@
 // BfcAllocator: best-fit with coalescing over regions of device memory (TensorFlow's
-// BFCAllocator algorithm, see shared/reference/tf_runtime_facts.md §7).
+// BFCAllocator algorithm, common_runtime/bfc_allocator.cc, restated below).
 //
 // Algorithm:
 //   1. Every request is rounded up to a multiple of 256 bytes. A request of 0 bytes returns

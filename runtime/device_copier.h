@@ -4,7 +4,7 @@
 // runtime/cuda next); host-memory devices (the CPU) have none: Device::copier() is null
 // there, which is how callers know a tensor's bytes are already host memory.
 //
-// Ordering contract (STYLE.md practice 7), which every backend keeps:
+// Ordering contract (docs/STYLE.md #7), which every backend keeps:
 //  - device -> host: the copier's device_to_host stream first waits (on the device, via an
 //    Event) for the copier's compute stream as it is at the call, so the producer's
 //    kernels have finished writing `src`; then the copy; `done` runs once it has finished.
@@ -22,7 +22,7 @@
 // been called, so neither buffer returns to its allocator while a stream may still touch
 // it, whatever the caller does with its own references in the meantime.
 //
-// Public methods validate (STYLE.md practice 6) and then call the backend's *Impl.
+// Public methods validate (docs/STYLE.md #6) and then call the backend's *Impl.
 // Thread-safety: all methods may be called concurrently from any thread.
 #ifndef DFLOW_RUNTIME_DEVICE_COPIER_H_
 #define DFLOW_RUNTIME_DEVICE_COPIER_H_

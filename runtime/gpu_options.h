@@ -1,6 +1,7 @@
 // GPU options: from ConfigProto.gpu_options (and the environment) to the list of logical
 // TF GPUs a session creates. Pure functions over plain inputs, shared by the simulated and
-// the CUDA device factories (see shared/reference/tf_runtime_facts.md §1.5, §6, §7).
+// the CUDA device factories. The rules are TF 1.x's (GPUOptions in config.proto,
+// common_runtime/gpu/gpu_device.cc and gpu_process_state.cc), restated below.
 //
 // The computation, in order:
 //   1. visible_device_list ("5,3") maps visible GPU ids to TF order; empty = all physical

@@ -6,7 +6,7 @@
 // across streams is always explicit: the consumer stream WaitFor()s an Event recorded on
 // the producer stream (on the device, never by blocking the host).
 //
-// Public methods validate arguments and then call the backend's *Impl (STYLE.md 6).
+// Public methods validate arguments and then call the backend's *Impl (docs/STYLE.md #6).
 // Errors are sticky: once a stream has failed, later work is not run and every method
 // returns that error (as CUDA does).
 //

@@ -2,7 +2,7 @@
 //
 // Copying a Tensor shares its buffer (a refcount increment); the buffer returns to its
 // allocator when the last Tensor referring to it goes away. That is the one shared-
-// ownership mechanism for tensor memory (STYLE.md practice 8): a buffer in use by an
+// ownership mechanism for tensor memory (docs/STYLE.md #8): a buffer in use by an
 // asynchronous consumer stays alive as long as that consumer holds a Tensor.
 //
 // DT_STRING tensors hold std::string elements, DT_RESOURCE tensors ResourceHandleProto

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <iostream>
 #include <map>
 #include <optional>
 #include <thread>
@@ -117,9 +116,6 @@ absl::StatusOr<SessionDevices> CreateSessionDevices(const ConfigProto& config) {
           ? cuda::AddCudaGpus(config, result.pool.get(), &devices, &result.warnings)
           : AddSimulatedGpus(config, result.pool.get(), &devices, &result.warnings);
   if (!gpus.ok()) return gpus;
-  for (const std::string& warning : result.warnings) {
-    std::cerr << "dflow: warning: " << warning << "\n";
-  }
   result.devices = std::make_unique<DeviceMgr>(std::move(devices));
   return result;
 }

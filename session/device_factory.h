@@ -41,7 +41,7 @@ struct SessionDevices {
   std::unique_ptr<ThreadPool> pool;
   std::unique_ptr<DeviceMgr> devices;
   // What TF would log while creating the devices (e.g. an invalid
-  // TF_FORCE_GPU_ALLOW_GROWTH value); CreateSessionDevices also prints them to stderr.
+  // TF_FORCE_GPU_ALLOW_GROWTH value); NewSession hands them to the session's LogSink.
   std::vector<std::string> warnings;
 };
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <iostream>
 #include <mutex>
 
 #include "absl/container/flat_hash_set.h"
@@ -123,9 +122,10 @@ std::vector<int> FetchesAnsweredByFeeds(const PlanSignature& signature) {
   return fed;
 }
 
-void PrintPlacementLog(const PlacementResult& placement) {
-  for (const std::string& line : placement.log_lines) std::cerr << line << "\n";
-  std::cerr.flush();
+std::string PlacementLogText(const PlacementResult& placement) {
+  std::string text;
+  for (const std::string& line : placement.log_lines) absl::StrAppend(&text, line, "\n");
+  return text;
 }
 
 // RunMetadata.device_memory: each device of the plan, once, in plan order.
@@ -157,14 +157,19 @@ std::string DeviceMappingText(const DeviceMgr& devices) {
                        : absl::StrCat("Device mapping:\n", lines);
 }
 
-absl::StatusOr<std::unique_ptr<Session>> NewSession(const ConfigProto& config) {
+absl::StatusOr<std::unique_ptr<Session>> NewSession(const ConfigProto& config,
+                                                    std::shared_ptr<LogSink> log) {
+  if (log == nullptr) log = StderrLogSink();
   DFLOW_ASSIGN_OR_RETURN(SessionLimits limits, ResolveSessionLimits(config));
   DFLOW_ASSIGN_OR_RETURN(SessionDevices devices, CreateSessionDevices(config));
+  for (const std::string& warning : devices.warnings) {
+    log->Write(LogKind::kWarning, absl::StrCat("dflow: warning: ", warning, "\n"));
+  }
   std::unique_ptr<Session> session(
       new Session(config, limits, std::move(devices), DefaultKernelRegistry()));
+  session->log_ = std::move(log);
   if (config.log_device_placement()) {
-    std::cerr << DeviceMappingText(*session->devices_.devices);
-    std::cerr.flush();
+    session->log_->Write(LogKind::kDeviceMapping, DeviceMappingText(*session->devices_.devices));
   }
   return session;
 }
@@ -257,8 +262,7 @@ void Session::WarnAboutDroppedAttrs(const std::vector<std::string>& warnings) {
     }
   }
   if (fresh.empty()) return;
-  std::cerr << FormatUnknownAttrWarnings(fresh) << "\n";
-  std::cerr.flush();
+  log_->Write(LogKind::kWarning, FormatUnknownAttrWarnings(fresh) + "\n");
 }
 
 absl::Status Session::InstallGraph(GraphDef graph_def) {
@@ -285,7 +289,9 @@ absl::Status Session::InstallGraph(GraphDef graph_def) {
   DFLOW_ASSIGN_OR_RETURN(state->placement,
                          PlaceGraph(options, devices_.devices->ListAttributes(),
                                     placement_kernels, state->graph.get()));
-  if (options.log_device_placement) PrintPlacementLog(state->placement);
+  if (options.log_device_placement) {
+    log_->Write(LogKind::kPlacement, PlacementLogText(state->placement));
+  }
   absl::MutexLock lock(&mu_);
   state_ = std::move(state);
   plans_.clear();

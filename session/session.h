@@ -42,6 +42,7 @@
 #include "runtime/tensor.h"
 #include "session/device_factory.h"
 #include "session/execution_plan.h"
+#include "session/log_sink.h"
 #include "session/session_limits.h"
 
 namespace dflow {
@@ -80,7 +81,8 @@ class Session {
   const ConfigProto& config() const { return config_; }
 
  private:
-  friend absl::StatusOr<std::unique_ptr<Session>> NewSession(const ConfigProto& config);
+  friend absl::StatusOr<std::unique_ptr<Session>> NewSession(const ConfigProto& config,
+                                                              std::shared_ptr<LogSink> log);
   Session(ConfigProto config, SessionLimits limits, SessionDevices devices,
           const KernelRegistry& kernels);
 
@@ -132,6 +134,7 @@ class Session {
 
   mutable absl::Mutex mu_;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  std::shared_ptr<LogSink> log_ = StderrLogSink();  // set once, by NewSession
   std::shared_ptr<const GraphState> state_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::shared_ptr<const ExecutionPlan>> plans_
       ABSL_GUARDED_BY(mu_);
@@ -144,7 +147,9 @@ class Session {
 
 // Creates a session with the devices `config` asks for. INVALID_ARGUMENT for bad
 // ConfigProto values (naming the field).
-absl::StatusOr<std::unique_ptr<Session>> NewSession(const ConfigProto& config = {});
+// `log` receives log_device_placement's lines and warnings; null: stderr (LogSink).
+absl::StatusOr<std::unique_ptr<Session>> NewSession(const ConfigProto& config = {},
+                                                    std::shared_ptr<LogSink> log = nullptr);
 
 // The "Device mapping:" block TF prints for log_device_placement (accelerators only).
 std::string DeviceMappingText(const DeviceMgr& devices);

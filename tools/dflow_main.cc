@@ -1,4 +1,4 @@
-// dflow: the command-line front end (contract in ../shared/DESIGN.md, "Contract").
+// dflow: the command-line front end (contract in docs/CLI.md).
 // Every error exits with status 1 and prints the status as "CODE: message" on stderr.
 #include <exception>
 #include <iostream>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds everything dflow runs on a real GPU and packs it for a machine that has an
 # NVIDIA GPU, the driver and CUDA 13, but no Bazel and no Debian packages
-# (../shared/BUILD_NOTES.md, last section).
+# (it carries the CUDA runtime, cuBLAS and the other libraries the binaries link).
 #
 #   tools/gpu_bundle.sh [DIR]      # here: build, then pack into DIR (default gpu_bundle/)
 #   DIR/run_gpu_suite.sh [OUT]     # there, from the repository root: every [cuda] test, the

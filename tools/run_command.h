@@ -4,7 +4,7 @@
 //             [--run_options=TEXTPROTO] [--run_metadata=PATH]
 //             [--feed=NAME=VALUE]... [--fetch=NAME]... [--target=NAME]...
 //
-// Contract (../shared/DESIGN.md, "Contract: the `dflow` command"):
+// Contract (docs/CLI.md):
 //  1. The graph is binary or text, told apart by content.
 //  2. A feed NAME is `node` or `node:index`; any tensor may be fed. VALUE (JSON or
 //     @file, tools/feed_parser.h) is converted to the fed tensor's dtype: the node's

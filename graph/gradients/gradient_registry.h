@@ -7,7 +7,7 @@
 // registered as having no gradient at all (Shape, Const, comparisons, ...); gradients
 // stop there without an error, while an op that is neither is reported by name.
 //
-// Registration is explicit (STYLE.md 14): `RegisterStandardGradients` fills a registry
+// Registration is explicit (docs/STYLE.md #14): `RegisterStandardGradients` fills a registry
 // with every gradient this library defines; `GradientRegistry::Default()` is the
 // process-wide one built from it on first use.
 //

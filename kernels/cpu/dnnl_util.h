@@ -4,7 +4,7 @@
 // batch sharding on the session's pool.
 //
 // The C API (dnnl.h), not dnnl.hpp: the C++ API reports errors by throwing, and library
-// code here returns absl::Status (STYLE.md 3, 4); every dnnl_status_t becomes a Status in
+// code here returns absl::Status (docs/STYLE.md #3, #4); every dnnl_status_t becomes a Status in
 // DnnlStatus.
 //
 // Threading (as in blas.h): every primitive is created and executed with the calling

@@ -1,4 +1,4 @@
-// The CPU kernel library's one entry point (explicit registration, STYLE.md 14).
+// The CPU kernel library's one entry point (explicit registration, docs/STYLE.md #14).
 #ifndef DFLOW_KERNELS_CPU_REGISTER_CPU_KERNELS_H_
 #define DFLOW_KERNELS_CPU_REGISTER_CPU_KERNELS_H_
 

@@ -1,4 +1,4 @@
-// The CUDA kernel library's entry point (explicit registration, STYLE.md 14).
+// The CUDA kernel library's entry point (explicit registration, docs/STYLE.md #14).
 //
 // RegisterCudaKernels registers a "GPU" kernel for every op of kernels/sim/gpu_kernel_list.h,
 // with that table's dtypes and host-memory args (the table simulated GPUs register from

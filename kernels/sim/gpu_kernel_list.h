@@ -1,8 +1,8 @@
 // The GPU kernels, in ONE place: which ops have one, for which dtypes of each type attr,
 // and which args they keep in host memory.
 //
-// shared/DESIGN.md "Devices, streams, memory": simulated GPUs run exactly what the CUDA
-// kernels implement, so that placement on simulated GPUs predicts placement on real ones.
+// Simulated GPUs run exactly what the CUDA kernels implement, so that placement on
+// simulated GPUs predicts placement on real ones.
 // Both registrations build their KernelDefs from this table (GpuKernelDef), never from
 // their own lists: kernels/sim wraps the CPU kernel of the op (and refuses to register
 // when the CPU lacks a dtype listed here), kernels/cuda must implement every dtype listed

@@ -1,9 +1,10 @@
-// The simulated-GPU kernel library's one entry point (explicit registration, STYLE.md 14).
+// The simulated-GPU kernel library's one entry point (explicit registration: the session
+// calls it, nothing registers itself at load time).
 //
 // Simulated GPU kernels are the CPU implementations run on the SimGpuDevice's compute
-// stream (shared/DESIGN.md "Devices, streams, memory"), for the ops and dtypes of
-// gpu_kernel_list.h (exactly what the CUDA kernels implement), plus "GPU" _Send/_Recv for
-// cross-device copies.
+// stream, for the ops and dtypes of gpu_kernel_list.h (exactly what the CUDA kernels
+// implement, so placement on simulated GPUs predicts placement on real ones), plus "GPU"
+// _Send/_Recv for cross-device copies.
 #ifndef DFLOW_KERNELS_SIM_REGISTER_SIM_KERNELS_H_
 #define DFLOW_KERNELS_SIM_REGISTER_SIM_KERNELS_H_
 

@@ -1,6 +1,6 @@
 // Simulated-GPU kernels: each wraps the CPU kernel of the same op and runs its Compute on
 // the SimGpuDevice's compute stream, so stream order is kernel order, exactly as CUDA
-// kernels would run (shared/DESIGN.md "Devices, streams, memory").
+// kernels would run.
 //
 // Memory: the wrapped kernel sees the same OpKernelConstruction/OpKernelContext, whose
 // allocator() is the GPU's BFC allocator, so outputs (and a Const's tensor, built at

@@ -1,4 +1,4 @@
-// The one place CUDA and cuBLAS error codes become absl::Status (STYLE.md practice 4).
+// The one place CUDA and cuBLAS error codes become absl::Status (docs/STYLE.md #4).
 // Only runtime/cuda and kernels/cuda include this header.
 #ifndef DFLOW_RUNTIME_CUDA_CUDA_STATUS_H_
 #define DFLOW_RUNTIME_CUDA_CUDA_STATUS_H_

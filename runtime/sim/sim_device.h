@@ -1,5 +1,5 @@
 // SimGpuDevice: a simulated GPU, named, limited and laid out exactly like a CUDA GPU
-// (DFLOW_SIMULATED_GPUS, shared/DESIGN.md "Devices, streams, memory").
+// (DFLOW_SIMULATED_GPUS, docs/CLI.md; the backend: runtime/sim/README.md).
 //
 //  - type "GPU", name /job:localhost/replica:0/task:0/device:GPU:<tf_id>, an accelerator;
 //  - memory: a BfcAllocator named GPU_<tf_id>_bfc whose limit is the logical GPU's limit,

@@ -7,7 +7,7 @@
 //    reads stale data for some seed instead of "usually working" (the sim's worker threads
 //    are otherwise fast enough to hide such races).
 //  - fault injection: the Nth operation fails with a given status when the worker reaches
-//    it, as a device error would (LevelDB's FaultInjectionTestEnv, STYLE.md practice 15).
+//    it, as a device error would (LevelDB's FaultInjectionTestEnv, docs/STYLE.md #15).
 //
 // The defaults give a plain, undelayed, fault-free stream.
 #ifndef DFLOW_RUNTIME_SIM_SIM_OPTIONS_H_

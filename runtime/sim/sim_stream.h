@@ -1,5 +1,5 @@
-// SimStream and SimEvent: the simulated accelerator's Stream and Event (STYLE.md practice
-// 5). The whole asynchronous path (stream order, cross-stream waits, callbacks, sticky
+// SimStream and SimEvent: the simulated accelerator's Stream and Event (docs/STYLE.md
+// #5). The whole asynchronous path (stream order, cross-stream waits, callbacks, sticky
 // errors) runs on a machine without a GPU, with the same observable contract as
 // runtime/cuda's CudaStream.
 //

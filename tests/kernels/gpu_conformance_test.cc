@@ -1,4 +1,4 @@
-// GPU kernel conformance suite (STYLE.md practice 15, ggml test-backend-ops style): every
+// GPU kernel conformance suite (docs/STYLE.md #15, ggml test-backend-ops style): every
 // op of kernels/sim/gpu_kernel_list.h runs on a GPU and on the CPU with the same inputs
 // (several shapes, broadcasting, and every dtype the table lists for it), and the outputs
 // must agree within the op's tolerance. Inputs reach the GPU and outputs leave it through the device's DeviceCopier,

@@ -1,4 +1,4 @@
-// Stream conformance suite (STYLE.md practice 15): the Stream/Event contract of
+// Stream conformance suite (docs/STYLE.md #15): the Stream/Event contract of
 // runtime/stream.h, written once and compiled once per backend (IREE CTS style).
 //
 //  - //tests/runtime:stream_conformance_test       runtime/sim (SimStream), always.

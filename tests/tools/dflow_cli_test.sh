@@ -1,5 +1,5 @@
 #!/bin/bash
-# The `dflow` command-line contract (../shared/DESIGN.md): inspect, convert, run, devices,
+# The `dflow` command-line contract (docs/CLI.md): inspect, convert, run, devices,
 # place, bench, trace, graph, and the examples/ programs.
 set -u
 DFLOW=tools/dflow
