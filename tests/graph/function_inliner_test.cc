@@ -183,30 +183,22 @@ TEST_CASE("Calls that fan out exponentially are refused at the node budget",
                           "graph larger than 1000000 nodes (function 'f0' alone becomes at "
                           "least 1610612734"));  // 3 * 2^29 - 2
   // A smaller budget, and a library that stays under it, inline as before.
+  const GraphDef two_calls = GraphFromText(std::string(kInputs) + R"pb(
+    node { name: "c" op: "twice" input: "p" }
+    node { name: "d" op: "twice" input: "c" }
+    library {
+      function { signature { name: "twice" input_arg { name: "x" type: DT_FLOAT }
+                             output_arg { name: "y" type: DT_FLOAT } }
+                 node_def { name: "a" op: "Neg" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+                 node_def { name: "b" op: "Neg" input: "a:y:0" attr { key: "T" value { type: DT_FLOAT } } }
+                 ret { key: "y" value: "b:y:0" } }
+    })pb");
   InlineLimits small;
   small.max_nodes = 10;
-  auto over = InlineFunctionCalls(GraphFromText(std::string(kInputs) + R"pb(
-    node { name: "c" op: "twice" input: "p" }
-    node { name: "d" op: "twice" input: "c" }
-    library {
-      function { signature { name: "twice" input_arg { name: "x" type: DT_FLOAT }
-                             output_arg { name: "y" type: DT_FLOAT } }
-                 node_def { name: "a" op: "Neg" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
-                 node_def { name: "b" op: "Neg" input: "a:y:0" attr { key: "T" value { type: DT_FLOAT } } }
-                 ret { key: "y" value: "b:y:0" } }
-    })pb"), OpRegistry::Global(), small);
+  auto over = InlineFunctionCalls(two_calls, OpRegistry::Global(), small);
   CHECK(over.ok());  // p, q and per call its gate, its results and 2 body nodes: 10
   small.max_nodes = 9;
-  auto refused = InlineFunctionCalls(GraphFromText(std::string(kInputs) + R"pb(
-    node { name: "c" op: "twice" input: "p" }
-    node { name: "d" op: "twice" input: "c" }
-    library {
-      function { signature { name: "twice" input_arg { name: "x" type: DT_FLOAT }
-                             output_arg { name: "y" type: DT_FLOAT } }
-                 node_def { name: "a" op: "Neg" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
-                 node_def { name: "b" op: "Neg" input: "a:y:0" attr { key: "T" value { type: DT_FLOAT } } }
-                 ret { key: "y" value: "b:y:0" } }
-    })pb"), OpRegistry::Global(), small);
+  auto refused = InlineFunctionCalls(two_calls, OpRegistry::Global(), small);
   CHECK(refused.status().code() == absl::StatusCode::kInvalidArgument);
   CHECK(absl::StrContains(refused.status().message(), "Cannot inline the function call 'd'"));
 }
