@@ -156,17 +156,16 @@ Tensor* OpKernelContext::ForwardInputToOutput(int in, int out, const TensorShape
   return &outputs_[out];
 }
 
-absl::Status OpKernelContext::CheckLimits(DataType dtype, const TensorShape& shape) const {
+absl::Status OpKernelContext::CheckLimits(DataType dtype, const TensorShape& shape,
+                                          double string_bytes) const {
   if (params_.limits == nullptr) return absl::OkStatus();
   return CheckAllocation(*params_.limits, node_name(), params_.kernel->type_string(), dtype,
-                         shape, *allocator(), device()->device_type() == "CPU");
+                         shape, *allocator(), device()->device_type() == "CPU", string_bytes);
 }
 
 absl::Status OpKernelContext::CheckStringLimits(const TensorShape& shape,
                                                 double string_bytes) const {
-  if (params_.limits == nullptr) return absl::OkStatus();
-  return CheckAllocation(*params_.limits, node_name(), params_.kernel->type_string(), DT_STRING,
-                         shape, *allocator(), device()->device_type() == "CPU", string_bytes);
+  return CheckLimits(DT_STRING, shape, string_bytes);
 }
 
 absl::StatusOr<Tensor*> OpKernelContext::allocate_output(int index, const TensorShape& shape) {

@@ -246,8 +246,10 @@ class OpKernelContext {
   absl::Status CheckStringLimits(const TensorShape& shape, double string_bytes) const;
 
  private:
-  // The session's limits (params_.limits) for a tensor about to be allocated.
-  absl::Status CheckLimits(DataType dtype, const TensorShape& shape) const;
+  // The session's limits (params_.limits) for a tensor about to be allocated, with the
+  // characters of its strings when the caller knows them.
+  absl::Status CheckLimits(DataType dtype, const TensorShape& shape,
+                           double string_bytes = 0) const;
 
   const Params& params_;
   absl::InlinedVector<Tensor, 2> outputs_;

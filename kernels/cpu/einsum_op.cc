@@ -28,12 +28,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/status_macros.h"
+#include "kernels/cpu/batch_broadcast.h"
 #include "kernels/cpu/blas.h"
 #include "kernels/cpu/einsum_equation.h"
 #include "kernels/cpu/kernel_util.h"
@@ -393,20 +395,8 @@ void IntGemm(const blas::GemmArgs<C> &g) {
 template <typename C>
 absl::Status Contract(OpKernelContext *ctx, const Reduced<C> &x, const Reduced<C> &y,
                       const std::vector<int64_t> &out_batch, C *out) {
-  const int rank = static_cast<int>(out_batch.size());
-  const int xb = static_cast<int>(x.batch_dims.size());
-  const int yb = static_cast<int>(y.batch_dims.size());
-  std::vector<int64_t> x_stride(rank, 0), y_stride(rank, 0);
-  int64_t xs = 1, ys = 1;
-  for (int i = rank - 1; i >= 0; --i) {
-    const int xi = i - (rank - xb), yi = i - (rank - yb);
-    const int64_t xd = xi >= 0 ? x.batch_dims[xi] : 1;
-    const int64_t yd = yi >= 0 ? y.batch_dims[yi] : 1;
-    if (xd != 1) x_stride[i] = xs;
-    if (yd != 1) y_stride[i] = ys;
-    xs *= xd;
-    ys *= yd;
-  }
+  // BroadcastBatch (Compute) has checked the dims and made out_batch from them.
+  const BatchBroadcast broadcast = *BroadcastBatches(x.batch_dims, y.batch_dims);
   const int64_t batches = Product(out_batch);
   blas::GemmArgs<C> args;
   args.m = x.free;
@@ -423,16 +413,8 @@ absl::Status Contract(OpKernelContext *ctx, const Reduced<C> &x, const Reduced<C
     std::fill(out, out + batches * out_matrix, C(0));
     return absl::OkStatus();
   }
-  // The x and y matrix of output matrix b, computed as needed rather than tabulated (a
-  // table is 16 bytes per output matrix, outside the step's byte limits).
   auto matrix = [&](int64_t b) {
-    int64_t xo = 0, yo = 0;
-    for (int64_t i = rank - 1, rest = b; i >= 0; --i) {
-      const int64_t index = rest % out_batch[i];
-      rest /= out_batch[i];
-      xo += index * x_stride[i];
-      yo += index * y_stride[i];
-    }
+    const auto [xo, yo] = broadcast.Sources(b);
     blas::GemmArgs<C> one = args;
     one.a = x.data + xo * args.m * args.k;
     one.b = y.data + yo * args.k * args.n;
@@ -594,21 +576,12 @@ class EinsumOp : public OpKernel {
   absl::StatusOr<std::vector<int64_t>> BroadcastBatch(const OpKernelContext &ctx,
                                                       const Reduced<C> &x,
                                                       const Reduced<C> &y) const {
-    const int xb = static_cast<int>(x.batch_dims.size());
-    const int yb = static_cast<int>(y.batch_dims.size());
-    const int rank = std::max(xb, yb);
-    std::vector<int64_t> out(rank);
-    for (int i = rank - 1; i >= 0; --i) {
-      const int xi = i - (rank - xb), yi = i - (rank - yb);
-      const int64_t xd = xi >= 0 ? x.batch_dims[xi] : 1;
-      const int64_t yd = yi >= 0 ? y.batch_dims[yi] : 1;
-      if (xd != yd && xd != 1 && yd != 1) {
-        return KernelError(ctx, "Invalid broadcasting dimensions: ", ShapeString(x.shape()),
-                           " vs. ", ShapeString(y.shape()));
-      }
-      out[i] = xd == 1 ? yd : xd;
+    std::optional<BatchBroadcast> broadcast = BroadcastBatches(x.batch_dims, y.batch_dims);
+    if (!broadcast.has_value()) {
+      return KernelError(ctx, "Invalid broadcasting dimensions: ", ShapeString(x.shape()),
+                         " vs. ", ShapeString(y.shape()));
     }
-    return out;
+    return std::move(broadcast->out_dims);
   }
 
   // output[coords] = result[coords by label] where repeated output labels

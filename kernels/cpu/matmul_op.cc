@@ -12,11 +12,13 @@
 // Errors use TensorFlow's words ("Matrix size-incompatible: In[0]: [2,3], In[1]: [4,2]").
 #include <algorithm>
 #include <mutex>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
+#include "kernels/cpu/batch_broadcast.h"
 #include "kernels/cpu/blas.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/register_cpu_kernels.h"
@@ -112,32 +114,8 @@ class MatMulOp : public OpKernel {
   bool transpose_b_ = false;
 };
 
-// Batch dims of x and y broadcast onto the output (TF's MatMulBCast). Which x and y
-// matrix an output matrix reads is computed when it is needed, not tabulated: a table
-// is 16 bytes per output matrix, allocated before the output's size was checked
-// against the step's limits (2^28 broadcast batches took 4.3 GB, issue 15).
-struct BatchPlan {
-  std::vector<int64_t> out_batch_dims;
-  // Per output batch dim (aligned on the right), each input's stride in matrices; 0
-  // where that input is broadcast.
-  std::vector<int64_t> x_stride;
-  std::vector<int64_t> y_stride;
-
-  // The x and y matrix output matrix `batch` (row-major over out_batch_dims) reads.
-  std::pair<int64_t, int64_t> Sources(int64_t batch) const {
-    int64_t x = 0, y = 0;
-    for (int i = static_cast<int>(out_batch_dims.size()) - 1; i >= 0; --i) {
-      const int64_t index = batch % out_batch_dims[i];
-      batch /= out_batch_dims[i];
-      x += index * x_stride[i];
-      y += index * y_stride[i];
-    }
-    return {x, y};
-  }
-};
-
 // V1 (BatchMatMul) wants equal ranks and equal batch dims; V2 broadcasts them.
-absl::StatusOr<BatchPlan> MakeBatchPlan(const TensorShape& x, const TensorShape& y,
+absl::StatusOr<BatchBroadcast> MakeBatchPlan(const TensorShape& x, const TensorShape& y,
                                         bool broadcast) {
   if (broadcast) {
     if (x.dims() < 2) {
@@ -163,31 +141,15 @@ absl::StatusOr<BatchPlan> MakeBatchPlan(const TensorShape& x, const TensorShape&
       }
     }
   }
-  const int xb = x.dims() - 2;
-  const int yb = y.dims() - 2;
-  const int rank = std::max(xb, yb);
-  BatchPlan plan;
-  plan.out_batch_dims.resize(rank);
-  plan.x_stride.assign(rank, 0);
-  plan.y_stride.assign(rank, 0);
-  int64_t xs = 1, ys = 1;
-  for (int i = rank - 1; i >= 0; --i) {
-    const int xi = i - (rank - xb);
-    const int yi = i - (rank - yb);
-    const int64_t xd = xi >= 0 ? x.dim_size(xi) : 1;
-    const int64_t yd = yi >= 0 ? y.dim_size(yi) : 1;
-    if (xd != yd && xd != 1 && yd != 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("In[0] and In[1] must have compatible batch dimensions: ",
-                       x.DebugString(), " vs. ", y.DebugString()));
-    }
-    plan.out_batch_dims[i] = xd == 1 ? yd : xd;
-    if (xd != 1) plan.x_stride[i] = xs;
-    if (yd != 1) plan.y_stride[i] = ys;
-    xs *= xd;  // the inputs' element counts: no overflow
-    ys *= yd;
+  // Batch dims: all dims but the last two.
+  std::optional<BatchBroadcast> plan =
+      BroadcastBatches(x.dim_sizes().first(x.dims() - 2), y.dim_sizes().first(y.dims() - 2));
+  if (!plan.has_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("In[0] and In[1] must have compatible batch dimensions: ",
+                     x.DebugString(), " vs. ", y.DebugString()));
   }
-  return plan;
+  return *std::move(plan);
 }
 
 template <typename T>
@@ -202,7 +164,8 @@ class BatchMatMulOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     const Tensor& y = ctx->input(1);
-    OP_ASSIGN_OR_RETURN(ctx, BatchPlan plan, MakeBatchPlan(x.shape(), y.shape(), broadcast_));
+    OP_ASSIGN_OR_RETURN(ctx, BatchBroadcast plan,
+                        MakeBatchPlan(x.shape(), y.shape(), broadcast_));
     const int xr = x.shape().dims();
     const int yr = y.shape().dims();
     const int64_t x_rows = x.shape().dim_size(xr - 2), x_cols = x.shape().dim_size(xr - 1);
@@ -211,7 +174,7 @@ class BatchMatMulOp : public OpKernel {
     const int64_t k = adj_x_ ? x_rows : x_cols;
     const int64_t n = adj_y_ ? y_rows : y_cols;
     OP_REQUIRES(ctx, k == (adj_y_ ? y_cols : y_rows), MatrixSizeIncompatible(x.shape(), y.shape()));
-    std::vector<int64_t> out_dims = plan.out_batch_dims;
+    std::vector<int64_t> out_dims = plan.out_dims;
     out_dims.push_back(m);
     out_dims.push_back(n);
     OP_ASSIGN_OR_RETURN(ctx, TensorShape out_shape, TensorShape::Make(out_dims));
@@ -242,11 +205,11 @@ class BatchMatMulOp : public OpKernel {
   // Every output matrix of `plan`: `args` has the per-matrix dims, transposes and leading
   // dimensions; the tensors hold C, the type the BLAS computes in.
   template <typename C>
-  absl::Status Products(OpKernelContext* ctx, const BatchPlan& plan, const Tensor& x,
+  absl::Status Products(OpKernelContext* ctx, const BatchBroadcast& plan, const Tensor& x,
                         const Tensor& y, const Tensor& out, blas::GemmArgs<C> args) const {
     // The output exists, so its size (and this product) did not overflow.
     int64_t batches = 1;
-    for (int64_t d : plan.out_batch_dims) batches *= d;
+    for (int64_t d : plan.out_dims) batches *= d;
     const int64_t x_matrix = args.m * args.k;
     const int64_t y_matrix = args.k * args.n;
     const int64_t out_matrix = args.m * args.n;

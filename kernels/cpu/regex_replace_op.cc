@@ -27,6 +27,9 @@ std::string InvalidPattern(const std::string& pattern, const RE2& re) {
   return absl::StrCat("Invalid pattern: ", pattern, ", error: ", re.error());
 }
 
+// How often, in characters of growth, the output's size is checked while it is counted.
+constexpr double kCheckEvery = 64.0 * (1 << 20);
+
 // The length `rewrite` takes for one match: its text with each \N replaced by group N
 // (RE2's rewrite syntax; `\\` is one backslash).
 double RewriteLength(const std::string& rewrite, const re2::StringPiece* groups, int ngroups) {
@@ -52,7 +55,6 @@ double RewriteLength(const std::string& rewrite, const re2::StringPiece* groups,
 template <typename OverLimit>
 double ReplacedLength(const std::string& text, const RE2& re, const std::string& rewrite,
                       bool global, OverLimit over_limit) {
-  constexpr double kCheckEvery = 64.0 * (1 << 20);
   constexpr int kMaxGroups = 10;  // \0..\9
   const int ngroups = std::min(kMaxGroups, re.NumberOfCapturingGroups() + 1);
   re2::StringPiece groups[kMaxGroups];
@@ -76,13 +78,17 @@ double ReplacedLength(const std::string& text, const RE2& re, const std::string&
 void ReplaceAll(OpKernelContext* ctx, const RE2& re, const std::string& rewrite, bool global) {
   const Tensor& input = ctx->input(0);
   const std::string* in = input.data<std::string>();
-  double total = 0;
+  double total = 0, checked = 0;
   auto over_limit = [&](double length) {
     return !ctx->CheckStringLimits(input.shape(), total + length).ok();
   };
   for (int64_t i = 0; i < input.NumElements(); ++i) {
     total += ReplacedLength(in[i], re, rewrite, global, over_limit);
-    if (over_limit(0)) break;
+    // Between elements too, at the same 64 MiB cadence: not a check per element.
+    if (total - checked > kCheckEvery) {
+      if (over_limit(0)) break;
+      checked = total;
+    }
   }
   OP_REQUIRES_OK(ctx, ctx->CheckStringLimits(input.shape(), total));
   OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, input.shape()));
