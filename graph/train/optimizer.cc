@@ -77,8 +77,7 @@ absl::StatusOr<Operation> Optimizer::ApplyGradients(
   DFLOW_RETURN_IF_ERROR(Prepare(with_grad[0]->variable));
   std::vector<Operation> updates;
   for (const GradAndVar* gv : with_grad) {
-    Scope update = s.NewSubScope("update_" + gv->variable.name())
-                       .ColocateWith(gv->variable.handle());
+    Scope update = gv->variable.Colocated(s.NewSubScope("update_" + gv->variable.name()));
     updates.push_back(ApplyDense(update, gv->gradient, gv->variable));
   }
   DFLOW_RETURN_IF_ERROR(scope.status());
@@ -87,7 +86,7 @@ absl::StatusOr<Operation> Optimizer::ApplyGradients(
     DFLOW_RETURN_IF_ERROR(scope.status());
     return finish;
   }
-  Scope step = s.WithControlDependencies(finish).ColocateWith(global_step->handle());
+  Scope step = global_step->Colocated(s.WithControlDependencies(finish));
   Operation increment = AddOp(step.WithOpName("increment_global_step"), "AssignAddVariableOp",
                               {global_step->handle(), Cast(step, 1, global_step->dtype())});
   DFLOW_RETURN_IF_ERROR(scope.status());
@@ -116,7 +115,7 @@ Operation Optimizer::Finish(const Scope& scope, const std::vector<Operation>& up
 }
 
 Variable Optimizer::MakeSlot(const Variable& var, double fill, const std::string& suffix) {
-  Scope scope = outer_->WithNoControlDependencies().ColocateWith(var.handle());
+  Scope scope = var.Colocated(outer_->WithNoControlDependencies());
   std::string name = var.name();
   const std::string& prefix = scope.name_prefix();
   if (!prefix.empty() && name.rfind(prefix + "/", 0) == 0) name = name.substr(prefix.size() + 1);
@@ -134,7 +133,7 @@ Variable Optimizer::MakeSlot(const Variable& var, double fill, const std::string
 Variable Optimizer::MakeState(const std::string& name, double value, DataType dtype,
                               const Variable& colocate_with) {
   if (auto it = by_name_.find(name); it != by_name_.end()) return it->second;
-  Scope scope = outer_->WithNoControlDependencies().ColocateWith(colocate_with.handle());
+  Scope scope = colocate_with.Colocated(outer_->WithNoControlDependencies());
   Output initial = Cast(scope.WithOpName(name + "/initial_value"), value, dtype);
   Variable state = Variable::Create(scope.WithOpName(name), initial, /*trainable=*/false);
   variables_.push_back(state);

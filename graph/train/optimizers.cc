@@ -48,7 +48,7 @@ Operation AdamOptimizer::Finish(const Scope& scope, const std::vector<Operation>
   std::vector<Operation> all = updates;
   for (const auto& [power, beta] : {std::pair{&beta1_power_, beta1_},
                                     std::pair{&beta2_power_, beta2_}}) {
-    Scope at = after.ColocateWith(power->handle());
+    Scope at = power->Colocated(after);
     Output next = Mul(at, power->Read(at), beta);
     all.push_back(AddOp(at, "AssignVariableOp", {power->handle(), next}));
   }

@@ -70,4 +70,9 @@ Operation InitializeVariables(const Scope& scope, const std::vector<Variable>& v
   return NoOp(scope.WithOpName("init").WithControlDependencies(inits));
 }
 
+Scope Variable::Colocated(const Scope& scope) const {
+  const std::string device = handle_.node == nullptr ? "" : handle_.node->requested_device();
+  return scope.WithDevice(device).ColocateWith(handle_);
+}
+
 }  // namespace dflow

@@ -38,6 +38,11 @@ class Variable {
   bool trainable() const { return trainable_; }
   // The VarHandleOp's node name ("" for a null variable).
   std::string name() const;
+  // `scope` with this variable's requested device in place of its own, colocated with
+  // the variable: where TF's optimizers build updates, slots and state (under
+  // ops.device(var.device) / colocate_with(var), both of which replace the device the
+  // caller's scope asks for).
+  Scope Colocated(const Scope& scope) const;
 
  private:
   Output handle_;

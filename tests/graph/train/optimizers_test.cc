@@ -135,6 +135,34 @@ TEST_CASE("A global step counts the steps") {
   CHECK(out[0].flat<int64_t>()[0] == 3);
 }
 
+// TF builds updates and slots under ops.device(var.device): a loss on another device
+// must not pull them away from their variable (it used to be a colocation error).
+TEST_CASE("Updates and slots go to the variable's device, not the loss's") {
+  Scope root = Scope::NewRootScope();
+  Variable w = Variable::Create(root.WithDevice("/cpu:0").WithOpName("w"), {0.5, 0.25});
+  Scope model = root.WithDevice("/cpu:1");
+  Output loss = Sum(model, Mul(model, w.value(), {1.0, -2.0}), 0);
+  AdamOptimizer adam(0.1);
+  absl::StatusOr<Operation> train = adam.Minimize(model, loss, {w});
+  REQUIRE(train.ok());
+  for (const Node* node : root.graph()->nodes()) {
+    if (absl::StrContains(node->name(), "update_w") || absl::StrContains(node->name(), "/Adam")) {
+      INFO(node->name());
+      CHECK(node->requested_device() == "/cpu:0");
+    }
+  }
+  ConfigProto config;
+  (*config.mutable_device_count())["CPU"] = 2;
+  auto session = ClientSession::Create(root, config);
+  REQUIRE(session.ok());
+  std::vector<Tensor> out;
+  REQUIRE((*session)->Run({}, {}, {InitializeVariables(root, adam.AllVariables({w}))}, &out)
+              .ok());
+  REQUIRE((*session)->Run({}, {}, {*train}, &out).ok());
+  REQUIRE((*session)->Run({w.Read(root)}, &out).ok());
+  CHECK(out[0].flat<double>()[0] == Approx(0.4));  // Adam's first step: lr * sign(grad)
+}
+
 TEST_CASE("No gradient for any variable is TF's error") {
   Model m = LinearModel();
   Variable unused = Variable::Create(m.root.WithOpName("unused"), {1.0});
