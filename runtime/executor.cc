@@ -13,8 +13,7 @@
 #include "graph/control_flow.h"
 #include "graph/node_def_util.h"
 #include "graph/status_macros.h"
-#include "runtime/step_outcome.h"
-#include "runtime/step_resources.h"
+#include "runtime/executor_step.h"
 
 namespace dflow {
 
@@ -52,21 +51,21 @@ std::shared_ptr<const NodeDef> KeptDef(const Graph& graph, const Node& node) {
 
 }  // namespace
 
-// Per-step state: input slots, pending counts, the first error. Deleted by whichever
-// thread finishes the last outstanding node.
-class Executor::RunState {
+// The step state of a graph without control flow: one input slot per node input, a
+// pending count per node. The node-run sequence is ExecutorStep's (executor_step.h).
+class Executor::RunState : public ExecutorStep<Executor::RunState, int> {
  public:
   RunState(const Executor* executor, const Args& args, DoneCallback done)
-      : exec_(executor),
-        args_(args),
-        done_(std::move(done)),
-        slots_(new Tensor[executor->num_slots_]),
-        dead_(new bool[executor->num_slots_]()),
-        refs_(executor->has_ref_edges_ ? new RefSlot*[executor->num_slots_]() : nullptr),
-        pending_(new std::atomic<int>[executor->nodes_.size()]),
-        control_dead_(new std::atomic<bool>[executor->nodes_.size()]()) {
+      : ExecutorStep(executor, args, std::move(done)),
+        slots_(std::make_unique<Tensor[]>(executor->num_slots_)),
+        dead_(std::make_unique<bool[]>(executor->num_slots_)),
+        refs_(executor->has_ref_edges_ ? std::make_unique<RefSlot*[]>(executor->num_slots_)
+                                       : nullptr),
+        pending_(std::make_unique<std::atomic<int>[]>(executor->nodes_.size())),
+        control_dead_(std::make_unique<std::atomic<bool>[]>(executor->nodes_.size())) {
     for (size_t i = 0; i < executor->nodes_.size(); ++i) {
       pending_[i].store(executor->nodes_[i].initial_pending, std::memory_order_relaxed);
+      control_dead_[i].store(false, std::memory_order_relaxed);
     }
   }
 
@@ -82,53 +81,23 @@ class Executor::RunState {
   }
 
  private:
-  using ReadyList = absl::InlinedVector<int, 8>;
+  friend class ExecutorStep<RunState, int>;
 
-  // Runs `ready` and everything it makes ready that stays on this thread.
-  void ProcessReady(ReadyList* ready) {
-    ReadyList inline_queue;
-    Dispatch(ready, &inline_queue);
-    while (!inline_queue.empty()) {
-      const int id = inline_queue.back();
-      inline_queue.pop_back();
-      ReadyList made_ready;
-      if (!RunNode(id, &made_ready)) continue;  // async: finishes in its callback
-      Dispatch(&made_ready, &inline_queue);
-      NodeFinished();
-    }
+  // ---- ExecutorStep's hooks: a task is a node id ----
+  static int NodeOf(int id) { return id; }
+  static bool KnownDead(int) { return false; }
+  bool IsDead(int id, const NodeItem& item) const {
+    return AnyInputDead(item) || control_dead_[id].load(std::memory_order_relaxed);
   }
-
-  // Rule 2: cheap nodes inline; expensive ones to the pool except the last.
-  void Dispatch(ReadyList* ready, ReadyList* inline_queue) {
-    int last_expensive = -1;
-    for (int id : *ready) {
-      if (!exec_->nodes_[id].expensive) {
-        inline_queue->push_back(id);
-        continue;
-      }
-      if (last_expensive >= 0) ScheduleOnPool(last_expensive);
-      last_expensive = id;
-    }
-    if (last_expensive >= 0) {
-      if (inline_queue->empty() || args_.runner == nullptr) {
-        inline_queue->push_back(last_expensive);
-      } else {
-        ScheduleOnPool(last_expensive);
-      }
-    }
-    ready->clear();
+  StepSlots SlotsOf(int) const { return {slots_.get(), dead_.get(), refs_.get()}; }
+  static void SetFrameIter(int, OpKernelContext::Params*) {}
+  template <typename Body>
+  static void Guard(int, Body&& body) {
+    body();
   }
-
-  void ScheduleOnPool(int id) {
-    if (args_.runner == nullptr) {
-      ReadyList one = {id};
-      ProcessReady(&one);
-      return;
-    }
-    args_.runner->Schedule([this, id] {
-      ReadyList one = {id};
-      ProcessReady(&one);
-    });
+  void ReleaseState() {
+    slots_.reset();
+    refs_.reset();
   }
 
   bool AnyInputDead(const NodeItem& item) const {
@@ -138,113 +107,8 @@ class Executor::RunState {
     return false;
   }
 
-  void FillParams(const NodeItem& item, OpKernelContext::Params* params) {
-    params->kernel = item.kernel.get();
-    params->device = exec_->device_;
-    params->inputs = absl::Span<Tensor>(slots_.get() + item.input_start, item.num_inputs);
-    params->input_is_dead = dead_.get() + item.input_start;
-    if (refs_ != nullptr) params->input_refs = refs_.get() + item.input_start;
-    params->rendezvous = args_.rendezvous;
-    params->step_id = args_.step_id;
-    params->cancellation = args_.cancellation;
-    params->call_frame = args_.call_frame;
-    params->step_resources = &step_resources_;
-    params->limits = args_.limits;
-  }
-
-  // Runs node `id`; returns false when it is asynchronous and will finish later.
-  bool RunNode(int id, ReadyList* made_ready) {
+  void PropagateOutputs(int id, OpKernelContext* context, ReadyList* made_ready) {
     const NodeItem& item = exec_->nodes_[id];
-    if (args_.cancellation != nullptr && args_.cancellation->IsCancelled()) {
-      Fail(args_.cancellation->reason());
-    }
-    if (outcome_.aborted()) {
-      ClearInputs(item);
-      return true;
-    }
-    const bool dead = (AnyInputDead(item) || control_dead_[id].load(std::memory_order_relaxed)) &&
-                      !item.runs_when_dead;
-    if (dead) {
-      PropagateDead(item, made_ready);
-      ClearInputs(item);
-      return true;
-    }
-    if (!item.deref_inputs.empty()) {
-      absl::Status status = DerefInputs(item);
-      if (!status.ok()) {
-        Fail(AttachNodeName(status, item.kernel->name()));
-        ClearInputs(item);
-        return true;
-      }
-    }
-    if (item.is_async) {
-      RunAsyncNode(id);
-      return false;
-    }
-    OpKernelContext::Params params;
-    FillParams(item, &params);
-    OpKernelContext context(params, item.num_outputs);
-    const int64_t start = args_.observer ? absl::GetCurrentTimeNanos() : 0;
-    ComputeNoThrow(item.kernel.get(), &context);
-    if (args_.observer) {
-      const int64_t end = absl::GetCurrentTimeNanos();
-      args_.observer->NodeDone(*item.kernel, context, start, start, end);
-    }
-    Complete(item, &context, made_ready);
-    return true;
-  }
-
-  // Rule 6: reads the current value of each ref-fed, non-ref input.
-  absl::Status DerefInputs(const NodeItem& item) {
-    for (int input : item.deref_inputs) {
-      const int slot = item.input_start + input;
-      if (dead_[slot] || refs_[slot] == nullptr) continue;
-      absl::StatusOr<Tensor> value = refs_[slot]->Read();
-      if (!value.ok()) return value.status();
-      slots_[slot] = *std::move(value);
-    }
-    return absl::OkStatus();
-  }
-
-  void RunAsyncNode(int id) {
-    const NodeItem& item = exec_->nodes_[id];
-    struct AsyncCall {
-      OpKernelContext::Params params;
-      std::unique_ptr<OpKernelContext> context;
-      int64_t start = 0;
-    };
-    auto* call = new AsyncCall();
-    FillParams(item, &call->params);
-    call->context = std::make_unique<OpKernelContext>(call->params, item.num_outputs);
-    call->start = args_.observer ? absl::GetCurrentTimeNanos() : 0;
-    ComputeAsyncNoThrow(item.kernel->AsAsync(), call->context.get(), [this, id, call] {
-      const NodeItem& node = exec_->nodes_[id];
-      if (args_.observer) {
-        args_.observer->NodeDone(*node.kernel, *call->context, call->start, call->start,
-                                 absl::GetCurrentTimeNanos());
-      }
-      ReadyList made_ready;
-      Complete(node, call->context.get(), &made_ready);
-      delete call;
-      ProcessReady(&made_ready);
-      NodeFinished();
-    });
-  }
-
-  void Complete(const NodeItem& item, OpKernelContext* context, ReadyList* made_ready) {
-    ClearInputs(item);
-    if (!context->status().ok()) {
-      Fail(AttachNodeName(context->status(), item.kernel->name()));
-      return;
-    }
-    PropagateOutputs(item, context, made_ready);
-  }
-
-  void ClearInputs(const NodeItem& item) {
-    for (int i = 0; i < item.num_inputs; ++i) slots_[item.input_start + i].Clear();
-  }
-
-  void PropagateOutputs(const NodeItem& item, OpKernelContext* context, ReadyList* made_ready) {
     const bool refs = item.has_ref_outputs;
     for (int e = item.out_start; e < item.out_start + item.num_out_edges; ++e) {
       const OutEdge& edge = exec_->out_edges_[e];
@@ -262,7 +126,8 @@ class Executor::RunState {
     }
   }
 
-  void PropagateDead(const NodeItem& item, ReadyList* made_ready) {
+  void PropagateDead(int id, ReadyList* made_ready) {
+    const NodeItem& item = exec_->nodes_[id];
     for (int e = item.out_start; e < item.out_start + item.num_out_edges; ++e) {
       const OutEdge& edge = exec_->out_edges_[e];
       // A dead node's control successors are dead too (TF's rule): a branch's constants
@@ -283,23 +148,6 @@ class Executor::RunState {
     }
   }
 
-  void Fail(const absl::Status& status) { outcome_.Fail(status); }
-
-  void NodeFinished() {
-    if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) Finish();
-  }
-
-  void Finish() {
-    const absl::Status status = outcome_.status();
-    DoneCallback done = std::move(done_);
-    delete this;
-    done(status);
-  }
-
-  const Executor* exec_;
-  Args args_;
-  DoneCallback done_;
-  StepResources step_resources_;  // dropped with the step
   std::unique_ptr<Tensor[]> slots_;
   std::unique_ptr<bool[]> dead_;
   std::unique_ptr<RefSlot*[]> refs_;  // null unless the graph has ref edges
@@ -307,8 +155,6 @@ class Executor::RunState {
   // Per node: a control input came from a dead node. Set before Activate's acq_rel
   // decrement, so the thread that finds the node ready sees it.
   std::unique_ptr<std::atomic<bool>[]> control_dead_;
-  std::atomic<int> outstanding_{0};
-  StepOutcome outcome_{args_.cancellation, args_.rendezvous};
 };
 
 Executor::~Executor() = default;
@@ -411,7 +257,7 @@ void Executor::RunAsync(const Args& args, DoneCallback done) const {
     RunAsyncWithFrames(args, std::move(done));
     return;
   }
-  (new RunState(this, args, std::move(done)))->Start();
+  std::make_shared<RunState>(this, args, std::move(done))->Start();
 }
 
 absl::Status Executor::Run(const Args& args) const {

@@ -2,7 +2,8 @@
 //
 // Built once per partition (kernels instantiated, edges flattened, pending counts
 // precomputed) and immutable afterwards, so concurrent steps share it safely; each
-// RunAsync creates a small per-step state that is freed when the step ends.
+// RunAsync creates a small per-step state, held by shared_ptr by whatever work of the
+// step is pending (executor_step.h); its tensors are freed before `done` is called.
 //
 // Scheduling (TF's rules, tuned for low per-node overhead):
 //  1. A node is ready when all its data and control inputs have arrived.
@@ -70,6 +71,9 @@ class ExecutorObserver {
   virtual void NodeDone(const OpKernel& kernel, const OpKernelContext& context,
                         int64_t scheduled_ns, int64_t start_ns, int64_t end_ns) = 0;
 };
+
+template <typename Derived, typename Task>
+class ExecutorStep;
 
 class Executor {
  public:
@@ -145,8 +149,14 @@ class Executor {
     // constant ones whatever they are (graph/inert_frames.h).
     bool inert = false;
   };
-  class RunState;
-  class FrameRunState;
+  // The step states (executor_step.h has the node-run sequence both share).
+  template <typename Derived, typename Task>
+  friend class ExecutorStep;
+  class RunState;  // executor.cc
+  class FrameRunState;  // executor_frames.cc, with the three below
+  struct FrameInstance;
+  struct IterationState;
+  struct FrameTask;
 
   explicit Executor(Device* device) : device_(device) {}
   absl::Status Build(const Graph& graph, const KernelRegistry& kernels);

@@ -19,9 +19,8 @@
 #include "graph/control_flow.h"
 #include "graph/inert_frames.h"
 #include "graph/status_macros.h"
-#include "runtime/step_outcome.h"
-#include "runtime/step_resources.h"
 #include "runtime/executor.h"
+#include "runtime/executor_step.h"
 
 namespace dflow {
 namespace {
@@ -55,10 +54,59 @@ struct StoredValue {
 
 }  // namespace
 
-class Executor::FrameRunState {
+// One iteration of a frame instance: its nodes' input slots, pending and dead counts.
+struct Executor::IterationState {
+  IterationState(const FrameInfo& info, bool refs)
+      : slots(std::make_unique<Tensor[]>(info.num_slots)),
+        dead(std::make_unique<bool[]>(info.num_slots)),
+        refs(refs ? std::make_unique<RefSlot*[]>(info.num_slots) : nullptr),
+        pending(info.initial_pending),
+        dead_count(info.initial_pending.size(), 0) {}
+  std::unique_ptr<Tensor[]> slots;
+  std::unique_ptr<bool[]> dead;
+  std::unique_ptr<RefSlot*[]> refs;
+  std::vector<int> pending;     // per local node id
+  std::vector<int> dead_count;  // per local node id
+  int outstanding_ops = 0;      // ready or running nodes of this iteration
+  int outstanding_frames = 0;   // child frames started from this iteration
+};
+
+struct Executor::FrameInstance {
+  const FrameInfo* info;
+  uint64_t id = 0;   // 0 for the root
+  int static_frame = 0;
+  FrameInstance* parent = nullptr;
+  int64_t parent_iter = 0;
+  int pending_enters = 0;
+  int64_t iteration_count = 0;  // the newest iteration started
+  int outstanding_iterations = 1;
+  // Live iterations in a ring of parallel_iterations + 1 entries.
+  std::vector<std::unique_ptr<IterationState>> iterations;
+  std::vector<std::pair<int, StoredValue>> invariants;  // (constant Enter, value)
+  std::vector<std::pair<int, StoredValue>> deferred;    // (NextIteration, value)
+  std::vector<int> dead_exits;  // Exits dead in the newest iteration
+
+  std::unique_ptr<IterationState>& slot(int64_t iter) {
+    return iterations[static_cast<size_t>(iter % static_cast<int64_t>(iterations.size()))];
+  }
+  IterationState* iteration(int64_t iter) { return slot(iter).get(); }
+};
+
+// A node made ready in an iteration of a frame instance.
+struct Executor::FrameTask {
+  int id;
+  FrameInstance* frame;
+  int64_t iter;
+  IterationState* state;
+  bool dead;
+};
+
+// The step state of a graph with frames; the node-run sequence is ExecutorStep's
+// (executor_step.h), tasks carry their frame and iteration.
+class Executor::FrameRunState : public ExecutorStep<Executor::FrameRunState, FrameTask> {
  public:
   FrameRunState(const Executor* executor, const Args& args, DoneCallback done)
-      : exec_(executor), args_(args), done_(std::move(done)) {}
+      : ExecutorStep(executor, args, std::move(done)) {}
 
   void Start() {
     root_ = NewFrame(&exec_->frames_[0], 0, nullptr, 0);
@@ -76,51 +124,9 @@ class Executor::FrameRunState {
   }
 
  private:
-  struct Iteration {
-    Iteration(const FrameInfo& info, bool refs)
-        : slots(new Tensor[info.num_slots]),
-          dead(new bool[info.num_slots]()),
-          refs(refs ? new RefSlot*[info.num_slots]() : nullptr),
-          pending(info.initial_pending),
-          dead_count(info.initial_pending.size(), 0) {}
-    std::unique_ptr<Tensor[]> slots;
-    std::unique_ptr<bool[]> dead;
-    std::unique_ptr<RefSlot*[]> refs;
-    std::vector<int> pending;     // per local node id
-    std::vector<int> dead_count;  // per local node id
-    int outstanding_ops = 0;      // ready or running nodes of this iteration
-    int outstanding_frames = 0;   // child frames started from this iteration
-  };
-
-  struct Frame {
-    const FrameInfo* info;
-    uint64_t id = 0;   // 0 for the root
-    int static_frame = 0;
-    Frame* parent = nullptr;
-    int64_t parent_iter = 0;
-    int pending_enters = 0;
-    int64_t iteration_count = 0;  // the newest iteration started
-    int outstanding_iterations = 1;
-    // Live iterations in a ring of parallel_iterations + 1 entries.
-    std::vector<std::unique_ptr<Iteration>> iterations;
-    std::vector<std::pair<int, StoredValue>> invariants;  // (constant Enter, value)
-    std::vector<std::pair<int, StoredValue>> deferred;    // (NextIteration, value)
-    std::vector<int> dead_exits;  // Exits dead in the newest iteration
-
-    std::unique_ptr<Iteration>& slot(int64_t iter) {
-      return iterations[static_cast<size_t>(iter % static_cast<int64_t>(iterations.size()))];
-    }
-    Iteration* iteration(int64_t iter) { return slot(iter).get(); }
-  };
-
-  struct Task {
-    int id;
-    Frame* frame;
-    int64_t iter;
-    Iteration* state;
-    bool dead;
-  };
-  using ReadyList = absl::InlinedVector<Task, 8>;
+  using Iteration = IterationState;
+  using Frame = FrameInstance;
+  using Task = FrameTask;
 
   // What a finished node hands its successors.
   struct Outputs {
@@ -166,55 +172,6 @@ class Executor::FrameRunState {
     return frame;
   }
 
-  // ---- Scheduling (the same rules as the flat RunState in executor.cc) ----
-
-  void ProcessReady(ReadyList* ready) {
-    ReadyList inline_queue;
-    Dispatch(ready, &inline_queue);
-    while (!inline_queue.empty()) {
-      const Task task = inline_queue.back();
-      inline_queue.pop_back();
-      ReadyList made_ready;
-      bool finished = true;
-      GuardBookkeeping(task, [&] { finished = RunNode(task, &made_ready); });
-      if (!finished) continue;  // async: finishes in its callback
-      Dispatch(&made_ready, &inline_queue);
-      NodeFinished();
-    }
-  }
-
-  void Dispatch(ReadyList* ready, ReadyList* inline_queue) {
-    const Task* last_expensive = nullptr;
-    for (const Task& task : *ready) {
-      if (task.dead || !exec_->nodes_[task.id].expensive) {
-        inline_queue->push_back(task);
-        continue;
-      }
-      if (last_expensive != nullptr) ScheduleOnPool(*last_expensive);
-      last_expensive = &task;
-    }
-    if (last_expensive != nullptr) {
-      if (inline_queue->empty() || args_.runner == nullptr) {
-        inline_queue->push_back(*last_expensive);
-      } else {
-        ScheduleOnPool(*last_expensive);
-      }
-    }
-    ready->clear();
-  }
-
-  void ScheduleOnPool(const Task& task) {
-    if (args_.runner == nullptr) {
-      ReadyList one = {task};
-      ProcessReady(&one);
-      return;
-    }
-    args_.runner->Schedule([this, task] {
-      ReadyList one = {task};
-      ProcessReady(&one);
-    });
-  }
-
   // Runs `body` (a node's run or completion), turning an exception from the executor's
   // own bookkeeping into the step's error: frames and iterations are allocated as loops
   // run, and 4,000 nested loops once ran out of memory there and aborted the process
@@ -235,118 +192,37 @@ class Executor::FrameRunState {
     }
   }
 
-  // ---- Running one node ----
+  // ---- ExecutorStep's hooks ----
+  friend class ExecutorStep<FrameRunState, FrameTask>;
 
-  // Returns false when the node is asynchronous and will finish later.
-  bool RunNode(const Task& task, ReadyList* made_ready) {
-    const NodeItem& item = exec_->nodes_[task.id];
-    if (args_.cancellation != nullptr && args_.cancellation->IsCancelled()) {
-      Fail(args_.cancellation->reason());
-    }
-    if (outcome_.aborted()) {
-      ClearInputs(task);
-      return true;
-    }
-    if (task.dead && !item.runs_when_dead) {
-      ClearInputs(task);
-      Outputs dead;
-      dead.node_dead = true;
-      Propagate(task, dead, made_ready);
-      return true;
-    }
-    if (!item.deref_inputs.empty()) {
-      absl::Status status = DerefInputs(task);
-      if (!status.ok()) {
-        Fail(AttachNodeName(status, item.kernel->name()));
-        ClearInputs(task);
-        return true;
-      }
-    }
-    if (item.is_async) {
-      RunAsyncNode(task);
-      return false;
-    }
-    OpKernelContext::Params params;
-    FillParams(task, &params);
-    OpKernelContext context(params, item.num_outputs);
-    const int64_t start = args_.observer ? absl::GetCurrentTimeNanos() : 0;
-    ComputeNoThrow(item.kernel.get(), &context);
-    if (args_.observer) {
-      args_.observer->NodeDone(*item.kernel, context, start, start, absl::GetCurrentTimeNanos());
-    }
-    Complete(task, &context, made_ready);
-    return true;
+  static int NodeOf(const Task& task) { return task.id; }
+  static bool KnownDead(const Task& task) { return task.dead; }
+  static bool IsDead(const Task& task, const NodeItem&) { return task.dead; }
+  static StepSlots SlotsOf(const Task& task) {
+    return {task.state->slots.get(), task.state->dead.get(), task.state->refs.get()};
   }
-
-  void RunAsyncNode(const Task& task) {
-    const NodeItem& item = exec_->nodes_[task.id];
-    struct AsyncCall {
-      OpKernelContext::Params params;
-      std::unique_ptr<OpKernelContext> context;
-      int64_t start = 0;
-    };
-    auto* call = new AsyncCall();
-    FillParams(task, &call->params);
-    call->context = std::make_unique<OpKernelContext>(call->params, item.num_outputs);
-    call->start = args_.observer ? absl::GetCurrentTimeNanos() : 0;
-    ComputeAsyncNoThrow(item.kernel->AsAsync(), call->context.get(), [this, task, call] {
-      const NodeItem& node = exec_->nodes_[task.id];
-      if (args_.observer) {
-        args_.observer->NodeDone(*node.kernel, *call->context, call->start, call->start,
-                                 absl::GetCurrentTimeNanos());
-      }
-      ReadyList made_ready;
-      GuardBookkeeping(task, [&] { Complete(task, call->context.get(), &made_ready); });
-      delete call;
-      ProcessReady(&made_ready);
-      NodeFinished();
-    });
-  }
-
-  void FillParams(const Task& task, OpKernelContext::Params* params) {
-    const NodeItem& item = exec_->nodes_[task.id];
-    params->kernel = item.kernel.get();
-    params->device = exec_->device_;
-    params->inputs =
-        absl::Span<Tensor>(task.state->slots.get() + item.input_start, item.num_inputs);
-    params->input_is_dead = task.state->dead.get() + item.input_start;
-    if (task.state->refs != nullptr) {
-      params->input_refs = task.state->refs.get() + item.input_start;
-    }
-    params->rendezvous = args_.rendezvous;
-    params->step_id = args_.step_id;
+  static void SetFrameIter(const Task& task, OpKernelContext::Params* params) {
     params->frame_iter = FrameAndIter{task.frame->id, task.iter};
-    params->cancellation = args_.cancellation;
-    params->call_frame = args_.call_frame;
-    params->step_resources = &step_resources_;
-    params->limits = args_.limits;
   }
-
-  absl::Status DerefInputs(const Task& task) {
-    const NodeItem& item = exec_->nodes_[task.id];
-    Iteration* state = task.state;
-    for (int input : item.deref_inputs) {
-      const int slot = item.input_start + input;
-      if (state->dead[slot] || state->refs[slot] == nullptr) continue;
-      DFLOW_ASSIGN_OR_RETURN(state->slots[slot], state->refs[slot]->Read());
-    }
-    return absl::OkStatus();
+  template <typename Body>
+  void Guard(const Task& task, Body&& body) {
+    GuardBookkeeping(task, body);
   }
-
-  void ClearInputs(const Task& task) {
-    const NodeItem& item = exec_->nodes_[task.id];
-    for (int i = 0; i < item.num_inputs; ++i) task.state->slots[item.input_start + i].Clear();
+  void PropagateDead(const Task& task, ReadyList* made_ready) {
+    Outputs dead;
+    dead.node_dead = true;
+    Propagate(task, dead, made_ready);
   }
-
-  void Complete(const Task& task, OpKernelContext* context, ReadyList* made_ready) {
-    ClearInputs(task);
-    if (!context->status().ok()) {
-      Fail(AttachNodeName(context->status(), exec_->nodes_[task.id].kernel->name()));
-      return;  // the step is over; frames are freed with the step state
-    }
+  void PropagateOutputs(const Task& task, OpKernelContext* context, ReadyList* made_ready) {
     Outputs outputs;
     outputs.context = context;
     Propagate(task, outputs, made_ready);
+  }
+  void ReleaseState() {
+    absl::MutexLock lock(&flow_mu_);
+    held_enters_.clear();
+    frames_.clear();
+    root_.reset();
   }
 
   // ---- Propagation between frames and iterations ----
@@ -594,27 +470,6 @@ class Executor::FrameRunState {
     }
   }
 
-  // ---- The end of the step ----
-
-  void Fail(const absl::Status& status) { outcome_.Fail(status); }
-
-  void NodeFinished() {
-    if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) Finish();
-  }
-
-  void Finish() {
-    const absl::Status status = outcome_.status();
-    DoneCallback done = std::move(done_);
-    delete this;
-    done(status);
-  }
-
-  const Executor* exec_;
-  Args args_;
-  DoneCallback done_;
-  StepResources step_resources_;  // dropped with the step
-  std::atomic<int> outstanding_{0};  // ready or running nodes, all frames
-  StepOutcome outcome_{args_.cancellation, args_.rendezvous};
   absl::Mutex flow_mu_;
   std::unique_ptr<Frame> root_;
   // Live child frames by (parent frame, parent iteration, static frame).
@@ -626,7 +481,7 @@ class Executor::FrameRunState {
 };
 
 void Executor::RunAsyncWithFrames(const Args& args, DoneCallback done) const {
-  (new FrameRunState(this, args, std::move(done)))->Start();
+  std::make_shared<FrameRunState>(this, args, std::move(done))->Start();
 }
 
 // Rule 7, decided once: each node's frame, local id and kind; each frame's attributes.
