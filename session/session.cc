@@ -214,7 +214,10 @@ Session::~Session() {
   devices_.pool->WaitUntilIdle();
 }
 
-absl::Status Session::Create(const GraphDef& graph_def) {
+absl::Status Session::Create(const GraphDef& graph_def) { return Create(graph_def, {}); }
+
+absl::Status Session::Create(const GraphDef& graph_def,
+                             const std::vector<std::string>& fed_tensors) {
   CallInFlight call(this);
   DFLOW_RETURN_IF_ERROR(call.status());
   {
@@ -223,6 +226,7 @@ absl::Status Session::Create(const GraphDef& graph_def) {
     if (state_ != nullptr) {
       return absl::AlreadyExistsError("A Graph has already been created for this session.");
     }
+    fed_tensors_ = fed_tensors;
   }
   if (graph_def.node_size() == 0) return absl::OkStatus();
   return InstallGraph(graph_def);
@@ -269,14 +273,19 @@ absl::Status Session::InstallGraph(GraphDef graph_def) {
   auto state = std::make_shared<GraphState>();
   // Library function calls run as their inlined bodies (graph/function_inliner.h); the
   // session keeps the caller's GraphDef for Extend.
+  ImportOptions import_options;
+  {
+    absl::MutexLock lock(&mu_);
+    import_options.fed_tensors = fed_tensors_;
+  }
   if (HasFunctionCalls(graph_def)) {
     DFLOW_ASSIGN_OR_RETURN(GraphDef inlined,
                            InlineFunctionCalls(graph_def, OpRegistry::Global(), limits_.inlining));
-    DFLOW_ASSIGN_OR_RETURN(state->graph, ImportGraphDef(std::move(inlined)));
+    DFLOW_ASSIGN_OR_RETURN(state->graph, ImportGraphDef(std::move(inlined), import_options));
     state->caller_graph_def = std::move(graph_def);
   } else {
     // The graph is the only copy the session keeps: Extend rebuilds the GraphDef from it.
-    DFLOW_ASSIGN_OR_RETURN(state->graph, ImportGraphDef(std::move(graph_def)));
+    DFLOW_ASSIGN_OR_RETURN(state->graph, ImportGraphDef(std::move(graph_def), import_options));
   }
   WarnAboutDroppedAttrs(state->graph->import_warnings());
   PlacementOptions options;
@@ -387,17 +396,36 @@ absl::Status Session::RunWithFedFetches(
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::shared_ptr<const Session::GraphState>> Session::CurrentState() const {
+  absl::MutexLock lock(&mu_);
+  if (closed_) return absl::CancelledError("Session has been closed.");
+  if (state_ == nullptr) {
+    return absl::InvalidArgumentError("Session was not created with a graph before Run()!");
+  }
+  return state_;
+}
+
+absl::StatusOr<FeedSpec> Session::GetFeedSpec(const std::string& name) const {
+  DFLOW_ASSIGN_OR_RETURN(std::shared_ptr<const GraphState> state, CurrentState());
+  absl::StatusOr<TensorId> id = ParseTensorName(name);
+  if (!id.ok() || id->IsControl()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", name, "' is not a tensor name (expected node or node:index)"));
+  }
+  const Node* node = state->graph->FindNode(id->node);
+  if (node == nullptr) return TensorNotInGraph(name);
+  if (id->index >= node->num_outputs()) return NoSuchOutput(*node, id->index);
+  return FeedSpec{BaseType(node->output_types()[id->index]), node->output_shapes()[id->index]};
+}
+
+std::shared_ptr<const Graph> Session::graph() const {
+  absl::MutexLock lock(&mu_);
+  return state_ == nullptr ? nullptr : state_->graph;
+}
+
 absl::Status Session::CheckFedTensorsExist(const std::vector<std::string>& names,
                                            const std::vector<Tensor>& values) {
-  std::shared_ptr<const GraphState> state;
-  {
-    absl::MutexLock lock(&mu_);
-    if (closed_) return absl::CancelledError("Session has been closed.");
-    if (state_ == nullptr) {
-      return absl::InvalidArgumentError("Session was not created with a graph before Run()!");
-    }
-    state = state_;
-  }
+  DFLOW_ASSIGN_OR_RETURN(std::shared_ptr<const GraphState> state, CurrentState());
   absl::flat_hash_set<std::string> seen;
   for (size_t i = 0; i < names.size(); ++i) {
     if (!seen.insert(names[i]).second) {

@@ -47,6 +47,13 @@
 
 namespace dflow {
 
+// What a feed of a tensor must be: the dtype, and the shape the graph declares or infers
+// (unknown dimensions left open). From Session::FeedSpec.
+struct FeedSpec {
+  DataType dtype = DT_INVALID;
+  PartialShape shape;
+};
+
 class Session {
  public:
   ~Session();
@@ -57,6 +64,10 @@ class Session {
   // ALREADY_EXISTS on a second Create; INVALID_ARGUMENT listing every graph problem or
   // the placement error.
   absl::Status Create(const GraphDef& graph_def);
+  // The same, for a caller that will feed `fed_tensors` ("x" or "x:0"): an input naming
+  // a fed tensor of a node the GraphDef lacks gets a Placeholder of the consumer's dtype
+  // standing in, as TF's import_graph_def(input_map=...) lets a fed tensor replace one.
+  absl::Status Create(const GraphDef& graph_def, const std::vector<std::string>& fed_tensors);
   // Adds nodes to the graph and re-places it. INVALID_ARGUMENT when a node name exists.
   absl::Status Extend(const GraphDef& graph_def);
 
@@ -73,6 +84,14 @@ class Session {
   // Run) on other threads has returned; later calls fail with CANCELLED. Idempotent.
   // The destructor closes the session.
   absl::Status Close();
+
+  // What a feed of tensor `name` must be, by the rules Run checks feeds with: TF's errors
+  // for a name that is no tensor of the graph. Lets callers that hold values as text
+  // (the dflow command's --feed) parse them to the right dtype without importing the
+  // graph themselves.
+  absl::StatusOr<FeedSpec> GetFeedSpec(const std::string& name) const;
+  // The graph as created or extended (null before Create); immutable.
+  std::shared_ptr<const Graph> graph() const;
 
   std::vector<DeviceAttributes> ListDevices() const;
   const DeviceMgr& devices() const { return *devices_.devices; }
@@ -109,6 +128,8 @@ class Session {
   bool NoCallsInFlight() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return calls_in_flight_ == 0; }
 
   absl::Status InstallGraph(GraphDef graph_def);
+  // The current graph state, or CANCELLED / INVALID_ARGUMENT (closed, never created).
+  absl::StatusOr<std::shared_ptr<const GraphState>> CurrentState() const;
   // A Run some of whose fetches are fed: those are answered with the fed values, as TF's
   // Python Session does (its C++ DirectSession refuses them); `fed[i]` is fetch i's feed
   // index or -1.
@@ -136,6 +157,8 @@ class Session {
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   std::shared_ptr<LogSink> log_ = StderrLogSink();  // set once, by NewSession
   std::shared_ptr<const GraphState> state_ ABSL_GUARDED_BY(mu_);
+  // Create's fed tensors: stand-ins for the fed nodes the GraphDef lacks, kept for Extend.
+  std::vector<std::string> fed_tensors_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::shared_ptr<const ExecutionPlan>> plans_
       ABSL_GUARDED_BY(mu_);
   std::set<StepHandle*> active_steps_ ABSL_GUARDED_BY(mu_);

@@ -11,7 +11,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "graph/graph_def_import.h"
 #include "graph/node_def_util.h"
 #include "graph/proto_io.h"
 #include "graph/status_macros.h"
@@ -23,6 +22,7 @@
 #include "tools/latency_stats.h"
 #include "tools/model_run.h"
 #include "tools/op_profile.h"
+#include "tools/session_feeds.h"
 #include "tools/tensor_printer.h"
 
 namespace dflow {
@@ -154,14 +154,24 @@ absl::StatusOr<Workload> LoadGraphWorkload(const CliArgs& flags, const BenchOpti
     DFLOW_RETURN_IF_ERROR(
         ParseTextProto(flags.Get("run_options"), "--run_options", &workload.run_options));
   }
-  ImportOptions import_options;
-  import_options.infer_shapes = false;
-  DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, ImportGraphDef(graph_def, import_options));
-
-  std::vector<std::string> fed_nodes;
+  std::vector<FeedFlag> feeds;
   for (const std::string& flag : flags.GetAll("feed")) {
     DFLOW_ASSIGN_OR_RETURN(FeedFlag feed, SplitFeedFlag(flag));
-    DFLOW_ASSIGN_OR_RETURN(auto parsed, ParseGraphFeed(*graph, flag, BenchAllocator()));
+    feeds.push_back(std::move(feed));
+  }
+  DFLOW_ASSIGN_OR_RETURN(std::vector<std::string> fed, FedTensorNames(feeds));
+  // The session imports the graph once; feeds and synthetic inputs are read from it.
+  const Clock::time_point start = Clock::now();
+  DFLOW_ASSIGN_OR_RETURN(workload.session, NewSession(options.config));
+  DFLOW_RETURN_IF_ERROR(workload.session->Create(graph_def, fed));
+  workload.create_ms = MillisSince(start);
+  std::shared_ptr<const Graph> graph = workload.session->graph();
+  if (graph == nullptr) return absl::InvalidArgumentError(absl::StrCat(path, ": the graph has no nodes"));
+
+  std::vector<std::string> fed_nodes;
+  for (const FeedFlag& feed : feeds) {
+    DFLOW_ASSIGN_OR_RETURN(auto parsed,
+                           ParseSessionFeed(*workload.session, feed, BenchAllocator()));
     workload.feeds.emplace_back(feed.name, std::move(parsed.second));
     fed_nodes.push_back(parsed.first.node);
   }
@@ -192,12 +202,6 @@ absl::StatusOr<Workload> LoadGraphWorkload(const CliArgs& flags, const BenchOpti
     DFLOW_RETURN_IF_ERROR(
         AddSyntheticFeed(placeholder->name(), dtype, declared, options, &workload));
   }
-  graph.reset();
-
-  const Clock::time_point start = Clock::now();
-  DFLOW_ASSIGN_OR_RETURN(workload.session, NewSession(options.config));
-  DFLOW_RETURN_IF_ERROR(workload.session->Create(std::move(graph_def)));
-  workload.create_ms = MillisSince(start);
   return workload;
 }
 

@@ -6,13 +6,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "graph/graph_def_import.h"
 #include "graph/node_def_util.h"
 #include "graph/proto_io.h"
 #include "graph/status_macros.h"
 #include "graph/subgraph.h"
 #include "session/saved_model.h"
 #include "tools/feed_parser.h"
+#include "tools/session_feeds.h"
 
 namespace dflow {
 namespace {
@@ -88,15 +88,12 @@ absl::StatusOr<ModelRun> SignatureRun(const CliArgs& flags, const SignatureDef& 
   return run;
 }
 
-// Rule 3: tensor names, with feed dtypes read from the graph.
-absl::StatusOr<ModelRun> TensorNameRun(const CliArgs& flags, const GraphDef& graph_def) {
-  ImportOptions options;
-  options.infer_shapes = false;
-  DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, ImportGraphDef(graph_def, options));
+// Rule 3: tensor names, with feed dtypes read from the session's graph.
+absl::StatusOr<ModelRun> TensorNameRun(const CliArgs& flags, const Session& session) {
   ModelRun run;
   for (const std::string& flag : flags.GetAll("feed")) {
     DFLOW_ASSIGN_OR_RETURN(FeedFlag feed, SplitFeedFlag(flag));
-    DFLOW_ASSIGN_OR_RETURN(auto parsed, ParseGraphFeed(*graph, flag, FeedAllocator()));
+    DFLOW_ASSIGN_OR_RETURN(auto parsed, ParseSessionFeed(session, feed, FeedAllocator()));
     run.feeds.emplace_back(feed.name, std::move(parsed.second));
   }
   for (const std::string& fetch : flags.GetAll("fetch")) {
@@ -127,24 +124,6 @@ absl::StatusOr<SavedModelBundle> LoadModel(const CliArgs& flags, const ConfigPro
 
 }  // namespace
 
-absl::StatusOr<std::pair<TensorId, Tensor>> ParseGraphFeed(const Graph& graph,
-                                                           const std::string& flag,
-                                                           Allocator* allocator) {
-  DFLOW_ASSIGN_OR_RETURN(FeedFlag feed, SplitFeedFlag(flag));
-  absl::StatusOr<TensorId> id = ParseTensorName(feed.name);
-  if (!id.ok() || id->IsControl()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--feed ", feed.name, ": not a tensor name (expected node or node:index)"));
-  }
-  const Node* node = graph.FindNode(id->node);
-  if (node == nullptr) return TensorNotInGraph(id->ToString());
-  if (id->index >= node->num_outputs()) return NoSuchOutput(*node, id->index);
-  DFLOW_ASSIGN_OR_RETURN(Tensor value,
-                         ParseFeedValue(feed.name, feed.value,
-                                        BaseType(node->output_types()[id->index]), allocator));
-  return std::make_pair(*std::move(id), std::move(value));
-}
-
 bool IsModelRun(const CliArgs& flags) {
   return flags.Has("saved_model") || flags.Has("meta_graph");
 }
@@ -163,7 +142,7 @@ absl::StatusOr<LoadedModelRun> LoadModelRun(const CliArgs& flags, const ConfigPr
                            FindSignature(bundle.meta_graph_def, key));
     DFLOW_ASSIGN_OR_RETURN(run, SignatureRun(flags, *signature, key));
   } else {
-    DFLOW_ASSIGN_OR_RETURN(run, TensorNameRun(flags, bundle.meta_graph_def.graph_def()));
+    DFLOW_ASSIGN_OR_RETURN(run, TensorNameRun(flags, *bundle.session));
   }
   loaded.session = std::move(bundle.session);
   loaded.feeds = std::move(run.feeds);

@@ -51,13 +51,6 @@ struct LoadedModelRun {
   std::vector<std::pair<std::string, TensorInfo>> unfed_inputs;
 };
 
-// One `--feed=NAME=VALUE` flag as a tensor of the fed output's dtype in `graph` (rule 3):
-// INVALID_ARGUMENT for a name that is not a tensor name, the Session's texts for an
-// unknown node or output. Returns the tensor id and the value.
-absl::StatusOr<std::pair<TensorId, Tensor>> ParseGraphFeed(const Graph& graph,
-                                                           const std::string& flag,
-                                                           Allocator* allocator);
-
 // Loads the model the flags name into a session configured by `config` (the caller
 // parses --config), with its feeds parsed and its fetches resolved.
 absl::StatusOr<LoadedModelRun> LoadModelRun(const CliArgs& flags, const ConfigProto& config);

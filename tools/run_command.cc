@@ -3,10 +3,8 @@
 #include <memory>
 #include <utility>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "graph/graph_def_import.h"
 #include "graph/node_def_util.h"
 #include "graph/proto_io.h"
 #include "graph/status_macros.h"
@@ -14,6 +12,7 @@
 #include "session/session.h"
 #include "tools/cli_args.h"
 #include "tools/model_run.h"
+#include "tools/session_feeds.h"
 #include "tools/tensor_printer.h"
 
 namespace dflow {
@@ -23,50 +22,6 @@ namespace {
 Allocator* FeedAllocator() {
   static CpuAllocator* allocator = new CpuAllocator();
   return allocator;
-}
-
-struct ParsedFeed {
-  TensorId id;
-  std::string name;  // as given
-  std::string value;
-};
-
-absl::StatusOr<std::vector<ParsedFeed>> ParseFeedNames(const std::vector<FeedFlag>& feeds) {
-  std::vector<ParsedFeed> parsed;
-  for (const FeedFlag& feed : feeds) {
-    absl::StatusOr<TensorId> id = ParseTensorName(feed.name);
-    if (!id.ok() || id->IsControl()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--feed ", feed.name, ": not a tensor name (expected node or node:index)"));
-    }
-    parsed.push_back({*id, feed.name, feed.value});
-  }
-  return parsed;
-}
-
-// The dtype a feed of `id` must have, by the Session's lookup rules and texts.
-absl::StatusOr<DataType> FedDtype(const Graph& graph, const TensorId& id) {
-  const Node* node = graph.FindNode(id.node);
-  if (node == nullptr) return TensorNotInGraph(id.ToString());
-  if (id.index >= node->num_outputs()) return NoSuchOutput(*node, id.index);
-  return BaseType(node->output_types()[id.index]);
-}
-
-// Adds to `graph_def` a Placeholder for each fed node it lacks but `graph` stood in for.
-void AddStandInPlaceholders(const Graph& graph, const std::vector<ParsedFeed>& feeds,
-                            GraphDef* graph_def) {
-  absl::flat_hash_set<std::string> present;
-  for (const NodeDef& node : graph_def->node()) present.insert(node.name());
-  for (const ParsedFeed& feed : feeds) {
-    if (present.contains(feed.id.node)) continue;
-    const Node* stand_in = graph.FindNode(feed.id.node);
-    if (stand_in == nullptr || stand_in->num_outputs() == 0) continue;
-    NodeDef* placeholder = graph_def->add_node();
-    placeholder->set_name(feed.id.node);
-    placeholder->set_op("Placeholder");
-    (*placeholder->mutable_attr())["dtype"].set_type(BaseType(stand_in->output_types()[0]));
-    present.insert(feed.id.node);
-  }
 }
 
 std::vector<std::string> CanonicalNames(const std::vector<std::string>& fetches) {
@@ -102,27 +57,14 @@ absl::StatusOr<RunRequest> RunRequestFromFlags(const CliArgs& flags) {
 }
 
 absl::StatusOr<RunResult> RunGraph(const RunRequest& request) {
-  DFLOW_ASSIGN_OR_RETURN(std::vector<ParsedFeed> feeds, ParseFeedNames(request.feeds));
-  ImportOptions import_options;
-  for (const ParsedFeed& feed : feeds) import_options.fed_tensors.push_back(feed.id.ToString());
-  DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
-                         ImportGraphDef(request.graph_def, import_options));
-
-  std::vector<std::pair<std::string, Tensor>> feed_tensors;
-  for (const ParsedFeed& feed : feeds) {
-    DFLOW_ASSIGN_OR_RETURN(DataType dtype, FedDtype(*graph, feed.id));
-    DFLOW_ASSIGN_OR_RETURN(Tensor tensor,
-                           ParseFeedValue(feed.name, feed.value, dtype, FeedAllocator()));
-    feed_tensors.emplace_back(feed.name, std::move(tensor));
-  }
-  GraphDef graph_def = request.graph_def;
-  AddStandInPlaceholders(*graph, feeds, &graph_def);
-  graph.reset();
-
+  // The session imports the graph once; feeds are parsed to the dtypes it gives them.
+  DFLOW_ASSIGN_OR_RETURN(std::vector<std::string> fed, FedTensorNames(request.feeds));
   RunResult result;
   DFLOW_ASSIGN_OR_RETURN(result.session, NewSession(request.config));
   Session* session = result.session.get();
-  DFLOW_RETURN_IF_ERROR(session->Create(graph_def));
+  DFLOW_RETURN_IF_ERROR(session->Create(request.graph_def, fed));
+  DFLOW_ASSIGN_OR_RETURN(auto feed_tensors,
+                         ParseSessionFeeds(*session, request.feeds, FeedAllocator()));
   for (int i = 0; i < request.warmup_runs; ++i) {
     RunOptions plain = request.run_options;
     plain.set_trace_level(RunOptions::NO_TRACE);

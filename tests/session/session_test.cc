@@ -160,6 +160,51 @@ TEST_CASE("Feeds replace tensors; x and x:0 are the same tensor", "[session]") {
   CHECK(ValuesOf<float>(out[0]) == std::vector<float>{7});
 }
 
+// What `dflow run --feed` parses values with: the session's own import, no other.
+TEST_CASE("GetFeedSpec gives a fed tensor's dtype and shape, and Run's errors", "[session]") {
+  Scope root = Scope::NewRootScope();
+  Output x = Placeholder(root.WithOpName("x"), DT_INT64, PartialShape({-1, 3}));
+  Cast(root.WithOpName("y"), x, DT_FLOAT);
+  auto client = ClientSession::Create(root);
+  REQUIRE(client.ok());
+  Session* s = (*client)->session();
+  std::vector<Tensor> out;
+  REQUIRE((*client)->Run({}, &out).code() == absl::StatusCode::kInvalidArgument);  // sends graph
+  absl::StatusOr<FeedSpec> spec = s->GetFeedSpec("x");
+  REQUIRE(spec.ok());
+  CHECK(spec->dtype == DT_INT64);
+  CHECK(spec->shape.ToString() == "[?,3]");
+  absl::StatusOr<FeedSpec> y = s->GetFeedSpec("y:0");
+  REQUIRE(y.ok());
+  CHECK(y->dtype == DT_FLOAT);
+  CHECK(s->GetFeedSpec("nope").status().message() ==
+        "Tensor nope, specified in either feed_devices or fetch_devices was not found in the "
+        "Graph");
+  CHECK(s->GetFeedSpec("x:2").status().code() == absl::StatusCode::kOutOfRange);
+  CHECK(s->GetFeedSpec("^x").status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(s->graph() != nullptr);
+}
+
+TEST_CASE("Create with fed tensors: a fed node the GraphDef lacks gets a stand-in",
+          "[session]") {
+  GraphDef graph_def = testing::GraphFromText(R"pb(
+    node { name: "y" op: "Neg" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+  )pb");
+  auto plain = NewSession({});
+  REQUIRE(plain.ok());
+  CHECK((*plain)->Create(graph_def).code() == absl::StatusCode::kInvalidArgument);
+
+  auto session = NewSession({});
+  REQUIRE(session.ok());
+  REQUIRE((*session)->Create(graph_def, {"x"}).ok());
+  absl::StatusOr<FeedSpec> spec = (*session)->GetFeedSpec("x");
+  REQUIRE(spec.ok());
+  CHECK(spec->dtype == DT_FLOAT);
+  std::vector<Tensor> out;
+  REQUIRE((*session)->Run({{"x", FloatTensor({2}, {1, -2})}}, {"y"}, {}, &out).ok());
+  CHECK(ValuesOf<float>(out[0]) == std::vector<float>{-1, 2});
+}
+
 TEST_CASE("Run errors are clear and leave the session usable", "[session]") {
   Scope root = Scope::NewRootScope();
   Output x = Placeholder(root.WithOpName("x"), DT_FLOAT, PartialShape({-1, 3}));
