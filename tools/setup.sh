@@ -19,7 +19,9 @@ PACKAGES=(
   clang                # clang 14: the libFuzzer targets (fuzz/, .bazelrc --config=fuzz)
   libclang-rt-14-dev   # libFuzzer and clang's sanitizer runtimes
   graphviz             # dot: `dflow graph --format=svg` (tools/graph_command.h)
-  cmake                # tools/tsan_deps.sh builds Abseil and protobuf under TSan
+  cmake                # examples/consumer's CMake build; tools/tsan_deps.sh (Abseil, protobuf under TSan)
+  pkg-config           # examples/consumer's Makefile (tools/check_consumers.sh)
+  make                 # the same
   curl                 # tools/tsan_deps.sh fetches their Debian sources
 )
 

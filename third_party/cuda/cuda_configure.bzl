@@ -1,6 +1,6 @@
 """Repository rule that finds the CUDA Toolkit.
 
-Generates @local_cuda with:
+Generates @dflow_cuda with:
   defs.bzl   CUDA_AVAILABLE (bool), NVCC (path or "")
   :cuda      headers + cudart + cuBLAS where CUDA exists; an empty library otherwise
 A machine without nvcc therefore still builds a CPU-only dflow. DFLOW_CUDA_PATH=none
