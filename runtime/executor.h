@@ -56,6 +56,7 @@
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 #include "runtime/rendezvous.h"
+#include "runtime/stream_trace.h"
 #include "runtime/thread_pool.h"
 
 namespace dflow {
@@ -70,6 +71,9 @@ class ExecutorObserver {
   // since the Unix epoch.
   virtual void NodeDone(const OpKernel& kernel, const OpKernelContext& context,
                         int64_t scheduled_ns, int64_t start_ns, int64_t end_ns) = 0;
+  // Where the work a node's kernel puts on accelerator streams is reported
+  // (runtime/stream_trace.h); null: not traced.
+  virtual std::shared_ptr<StreamTraceSink> stream_sink() const { return nullptr; }
 };
 
 template <typename Derived, typename Task>

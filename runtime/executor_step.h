@@ -42,6 +42,7 @@
 #include "runtime/executor.h"
 #include "runtime/step_outcome.h"
 #include "runtime/step_resources.h"
+#include "runtime/stream_trace.h"
 
 namespace dflow {
 
@@ -163,9 +164,14 @@ class ExecutorStep : public std::enable_shared_from_this<Derived> {
     OpKernelContext::Params params;
     FillParams(task, item, &params);
     OpKernelContext context(params, item.num_outputs);
-    const int64_t start = args_.observer ? absl::GetCurrentTimeNanos() : 0;
-    ComputeNoThrow(item.kernel.get(), &context);
-    if (args_.observer) {
+    if (args_.observer == nullptr) {
+      ComputeNoThrow(item.kernel.get(), &context);
+    } else {
+      const int64_t start = absl::GetCurrentTimeNanos();
+      {
+        ScopedStreamTrace trace(args_.observer->stream_sink(), item.kernel->name());
+        ComputeNoThrow(item.kernel.get(), &context);
+      }
       args_.observer->NodeDone(*item.kernel, context, start, start, absl::GetCurrentTimeNanos());
     }
     Complete(task, item, &context, made_ready);
@@ -196,6 +202,11 @@ class ExecutorStep : public std::enable_shared_from_this<Derived> {
       self->ProcessReady(&made_ready);
       self->NodeFinished();
     };
+    if (args_.observer == nullptr) {
+      ComputeAsyncNoThrow(item.kernel->AsAsync(), context, std::move(on_done));
+      return;
+    }
+    ScopedStreamTrace trace(args_.observer->stream_sink(), item.kernel->name());
     ComputeAsyncNoThrow(item.kernel->AsAsync(), context, std::move(on_done));
   }
 

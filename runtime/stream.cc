@@ -1,6 +1,7 @@
 #include "runtime/stream.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 
 namespace dflow {
 
@@ -22,28 +23,72 @@ absl::Status Stream::CheckCopy(const void* dst, const void* src, size_t bytes) c
   return status();
 }
 
+StreamActivity Stream::Activity(const ScopedStreamTrace& trace, const char* what,
+                                int64_t bytes) const {
+  StreamActivity activity;
+  activity.stream = name_;
+  activity.kind = StreamKindName(kind_);
+  activity.node = trace.node();
+  activity.what = what;
+  activity.bytes = bytes;
+  return activity;
+}
+
 absl::Status Stream::EnqueueHostFunction(std::function<absl::Status()> fn) {
   if (!fn) return absl::InvalidArgumentError(absl::StrCat("Stream ", name_, ": empty function"));
-  return EnqueueHostFunctionImpl(std::move(fn));
+  const ScopedStreamTrace* trace = ScopedStreamTrace::Current();
+  if (trace == nullptr) return EnqueueHostFunctionImpl(std::move(fn));
+  // Simulated kernels and copies are host functions: timed exactly where they run.
+  return EnqueueHostFunctionImpl(
+      [fn = std::move(fn), sink = trace->sink(),
+       activity = Activity(*trace, kind_ == Kind::kCompute ? "kernel" : "memcpy", 0)]() mutable {
+        activity.start_ns = absl::GetCurrentTimeNanos();
+        absl::Status status = fn();
+        activity.end_ns = absl::GetCurrentTimeNanos();
+        sink->Record(activity);
+        return status;
+      });
+}
+
+absl::Status Stream::Copy(void* dst, const void* src, size_t bytes) {
+  const ScopedStreamTrace* trace = ScopedStreamTrace::Current();
+  if (trace == nullptr) return MemcpyImpl(dst, src, bytes);
+  // A copy the stream runs itself (a CUDA memcpy) is timed between two host functions
+  // in stream order: when the stream reaches it, and when it has passed it.
+  auto start_ns = std::make_shared<int64_t>(0);
+  absl::Status status = EnqueueHostFunctionImpl([start_ns] {
+    *start_ns = absl::GetCurrentTimeNanos();
+    return absl::OkStatus();
+  });
+  if (status.ok()) status = MemcpyImpl(dst, src, bytes);
+  if (!status.ok()) return status;
+  return EnqueueHostFunctionImpl(
+      [start_ns, sink = trace->sink(),
+       activity = Activity(*trace, "memcpy", static_cast<int64_t>(bytes))]() mutable {
+        activity.start_ns = *start_ns;
+        activity.end_ns = absl::GetCurrentTimeNanos();
+        sink->Record(activity);
+        return absl::OkStatus();
+      });
 }
 
 absl::Status Stream::MemcpyHostToDevice(void* device_dst, const void* host_src, size_t bytes) {
   absl::Status status = CheckCopy(device_dst, host_src, bytes);
   if (!status.ok() || bytes == 0) return status;
-  return MemcpyImpl(device_dst, host_src, bytes);
+  return Copy(device_dst, host_src, bytes);
 }
 
 absl::Status Stream::MemcpyDeviceToHost(void* host_dst, const void* device_src, size_t bytes) {
   absl::Status status = CheckCopy(host_dst, device_src, bytes);
   if (!status.ok() || bytes == 0) return status;
-  return MemcpyImpl(host_dst, device_src, bytes);
+  return Copy(host_dst, device_src, bytes);
 }
 
 absl::Status Stream::MemcpyDeviceToDevice(void* device_dst, const void* device_src,
                                           size_t bytes) {
   absl::Status status = CheckCopy(device_dst, device_src, bytes);
   if (!status.ok() || bytes == 0) return status;
-  return MemcpyImpl(device_dst, device_src, bytes);
+  return Copy(device_dst, device_src, bytes);
 }
 
 absl::StatusOr<std::unique_ptr<Event>> Stream::RecordEvent() { return RecordEventImpl(); }
@@ -55,6 +100,12 @@ absl::Status Stream::ThenExecute(std::function<void(const absl::Status&)> callba
     return absl::InvalidArgumentError(absl::StrCat("Stream ", name_, ": empty callback"));
   }
   return ThenExecuteImpl(std::move(callback));
+}
+
+std::optional<PendingActivity> Stream::TraceActivity(const char* what) const {
+  const ScopedStreamTrace* trace = ScopedStreamTrace::Current();
+  if (trace == nullptr) return std::nullopt;
+  return PendingActivity{trace->sink(), Activity(*trace, what, 0)};
 }
 
 absl::Status Stream::BlockHostUntilDone() { return BlockHostUntilDoneImpl(); }

@@ -18,11 +18,13 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "runtime/event.h"
+#include "runtime/stream_trace.h"
 
 namespace dflow {
 
@@ -57,6 +59,10 @@ class Stream {
   // memory or launch work, which CUDA's own callback thread must not): nothing enqueued
   // later may depend on what a callback does.
   absl::Status ThenExecute(std::function<void(const absl::Status&)> callback);
+  // With a ScopedStreamTrace open on this thread, an activity of this stream for the
+  // traced node to Begin()/End() by hand (a kernel computing inside a ThenExecute
+  // callback); otherwise nothing. Host functions and copies are traced by themselves.
+  std::optional<PendingActivity> TraceActivity(const char* what) const;
   // Blocks the host until all enqueued work is done.
   absl::Status BlockHostUntilDone();
   // OK, or the sticky error of failed work.
@@ -74,6 +80,11 @@ class Stream {
 
  private:
   absl::Status CheckCopy(const void* dst, const void* src, size_t bytes) const;
+  // A copy, timed on the stream when a ScopedStreamTrace is open (stream_trace.h).
+  absl::Status Copy(void* dst, const void* src, size_t bytes);
+  // What a traced node's work on this stream is reported as.
+  StreamActivity Activity(const ScopedStreamTrace& trace, const char* what,
+                          int64_t bytes) const;
 
   const Kind kind_;
   const std::string name_;

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/match.h"
 
 namespace dflow {
 namespace {
@@ -50,12 +51,50 @@ void AddMemory(const OpKernelContext& context, NodeExecStats* stats) {
   memory->set_allocator_bytes_in_use(now.bytes_in_use);
 }
 
+NodeExecStats StreamActivityStats(const StreamActivity& activity) {
+  NodeExecStats stats;
+  stats.set_node_name(activity.node);
+  stats.set_all_start_micros(activity.start_ns / 1000);
+  stats.set_all_start_nanos(activity.start_ns);
+  const int64_t duration = activity.end_ns - activity.start_ns;
+  stats.set_op_end_rel_micros(duration / 1000);
+  stats.set_op_end_rel_nanos(duration);
+  stats.set_all_end_rel_micros(duration / 1000);
+  stats.set_all_end_rel_nanos(duration);
+  std::string label = absl::StrCat(activity.node, " ", activity.what);
+  if (activity.bytes > 0) absl::StrAppend(&label, " ", activity.bytes, " bytes");
+  stats.set_timeline_label(absl::StrCat(label, " on ", activity.stream));
+  return stats;
+}
+
 }  // namespace
+
+// Collects what a device's streams ran; shared with the traced work, so late reports
+// land here and are dropped once the step's stats are taken.
+class StepStatsCollector::StreamRecorder final : public StreamTraceSink {
+ public:
+  void Record(StreamActivity activity) override {
+    absl::MutexLock lock(&mu_);
+    activities_.push_back(std::move(activity));
+  }
+  std::vector<StreamActivity> Take() {
+    absl::MutexLock lock(&mu_);
+    return std::move(activities_);
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<StreamActivity> activities_ ABSL_GUARDED_BY(mu_);
+};
 
 class StepStatsCollector::DeviceObserver final : public ExecutorObserver {
  public:
   DeviceObserver(StepStatsCollector* owner, std::string device)
-      : owner_(owner), device_(std::move(device)) {}
+      : owner_(owner), device_(std::move(device)),
+        streams_(std::make_shared<StreamRecorder>()) {}
+
+  std::shared_ptr<StreamTraceSink> stream_sink() const override { return streams_; }
+  StreamRecorder& streams() { return *streams_; }
 
   void NodeDone(const OpKernel& kernel, const OpKernelContext& context, int64_t scheduled_ns,
                 int64_t start_ns, int64_t end_ns) override {
@@ -81,7 +120,12 @@ class StepStatsCollector::DeviceObserver final : public ExecutorObserver {
  private:
   StepStatsCollector* owner_;
   std::string device_;
+  std::shared_ptr<StreamRecorder> streams_;
 };
+
+bool IsStreamStats(const DeviceStepStats& stats) {
+  return absl::StrContains(stats.device(), "/stream:");
+}
 
 StepStatsCollector::StepStatsCollector() = default;
 StepStatsCollector::~StepStatsCollector() = default;
@@ -101,6 +145,13 @@ void StepStatsCollector::Record(const std::string& device, NodeExecStats stats) 
 
 void StepStatsCollector::Finish(StepStats* stats) {
   absl::MutexLock lock(&mu_);
+  for (auto& [name, observer] : observers_) {
+    for (const StreamActivity& activity : observer->streams().Take()) {
+      DeviceStepStats& row = devices_[absl::StrCat(name, "/stream:", activity.kind)];
+      row.set_device(absl::StrCat(name, "/stream:", activity.kind));
+      *row.add_node_stats() = StreamActivityStats(activity);
+    }
+  }
   for (auto& [name, device_stats] : devices_) *stats->add_dev_stats() = std::move(device_stats);
   devices_.clear();
 }

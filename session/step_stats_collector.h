@@ -1,6 +1,8 @@
 // StepStatsCollector: an ExecutorObserver that records TF's StepStats for one step
 // (RunOptions.trace_level = FULL_TRACE): per device, per node, start/end times, outputs
-// with their shapes and bytes, and the thread.
+// with their shapes and bytes, and the thread; and, for accelerators, what each stream
+// ran for which node (runtime/stream_trace.h), as a DeviceStepStats per stream named
+// "<device>/stream:<kind>" (TF's GPU tracer names its rows "<device>/stream:<id>").
 //
 // Thread-safety: NodeDone may be called from many executor threads at once.
 #ifndef DFLOW_SESSION_STEP_STATS_COLLECTOR_H_
@@ -15,6 +17,10 @@
 
 namespace dflow {
 
+// Whether `stats` is a stream's row ("<device>/stream:<kind>"), not a device's nodes:
+// what its streams ran, for timelines; summaries of node time skip it.
+bool IsStreamStats(const DeviceStepStats& stats);
+
 class StepStatsCollector {
  public:
   StepStatsCollector();
@@ -26,6 +32,7 @@ class StepStatsCollector {
 
  private:
   class DeviceObserver;
+  class StreamRecorder;
   void Record(const std::string& device, NodeExecStats stats);
 
   absl::Mutex mu_;

@@ -7,9 +7,11 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/types.h"
+#include "session/step_stats_collector.h"
 #include "tools/tensor_printer.h"
 
 namespace dflow {
@@ -137,9 +139,11 @@ class TraceWriter {
     for (const NodeExecStats* node : nodes) {
       auto [it, added] = tids.emplace(node->thread_id(), static_cast<int>(tids.size()) + 1);
       if (added) {
+        const std::string row = IsStreamStats(device) ? std::string("stream")
+                                                      : absl::StrCat("thread ", it->second);
         events_.push_back(absl::StrCat(
             "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": ", pid, ", \"tid\": ",
-            it->second, ", \"args\": {\"name\": \"thread ", it->second, "\"}}"));
+            it->second, ", \"args\": {\"name\": ", JsonString(row), "}}"));
       }
       WriteNode(pid, it->second, device.device(), *node);
     }
@@ -151,7 +155,9 @@ class TraceWriter {
     const int64_t start = StartNanos(node) - origin_;
     const int64_t duration = DurationNanos(node);
     const int64_t waited = ScheduledNanos(node) > 0 ? StartNanos(node) - ScheduledNanos(node) : 0;
-    const std::string category = IsTransfer(op) ? "copy" : (op.empty() ? "op" : op);
+    const bool stream = absl::StrContains(device, "/stream:");
+    if (stream) op = node.timeline_label();  // "<node> kernel on <stream>", ...
+    const std::string category = stream ? "stream" : IsTransfer(op) ? "copy" : (op.empty() ? "op" : op);
     events_.push_back(absl::StrCat(
         "{\"name\": ", JsonString(node.node_name()), ", \"cat\": ", JsonString(category),
         ", \"ph\": \"X\", \"pid\": ", pid, ", \"tid\": ", tid, ", \"ts\": ", Micros(start),

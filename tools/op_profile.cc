@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "session/step_stats_collector.h"
+
 namespace dflow {
 namespace {
 
@@ -24,6 +26,7 @@ std::string OpTypeFromTimelineLabel(const std::string& label) {
 void OpProfiler::Add(const StepStats& stats) {
   ++runs_;
   for (const DeviceStepStats& device : stats.dev_stats()) {
+    if (IsStreamStats(device)) continue;  // the same nodes, seen from their streams
     for (const NodeExecStats& node : device.node_stats()) {
       NodeTotal& total = nodes_[{device.device(), node.node_name()}];
       if (total.op.empty()) total.op = OpTypeFromTimelineLabel(node.timeline_label());

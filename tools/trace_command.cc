@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "graph/proto_io.h"
 #include "graph/status_macros.h"
+#include "session/step_stats_collector.h"
 #include "tools/chrome_trace.h"
 #include "tools/cli_args.h"
 #include "tools/model_run.h"
@@ -64,8 +65,10 @@ absl::StatusOr<RunMetadata> TraceGraph(const CliArgs& flags, int warmup) {
 
 // Rule 4's summary line.
 std::string Summary(const std::string& path, const StepStats& stats) {
-  int64_t first = std::numeric_limits<int64_t>::max(), last = 0, nodes = 0;
+  int64_t first = std::numeric_limits<int64_t>::max(), last = 0, nodes = 0, devices = 0;
   for (const DeviceStepStats& device : stats.dev_stats()) {
+    if (IsStreamStats(device)) continue;
+    ++devices;
     for (const NodeExecStats& node : device.node_stats()) {
       ++nodes;
       first = std::min(first, node.all_start_nanos());
@@ -76,7 +79,7 @@ std::string Summary(const std::string& path, const StepStats& stats) {
   return absl::StrFormat(
       "wrote %s: %d node runs on %d devices, step %.3f ms (open it in chrome://tracing or "
       "ui.perfetto.dev)\n",
-      path, nodes, stats.dev_stats_size(), step_ms);
+      path, nodes, devices, step_ms);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 // sim, where device memory is host memory; a CUDA kernel allocates them on the host.
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,14 +68,18 @@ class SimComputeKernel final : public AsyncOpKernel {
 
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
     OpKernel* kernel = cpu_kernel_.get();
+    // Timed here, not by the stream: it must be reported before `done` ends the step.
+    std::optional<PendingActivity> traced = device_->compute_stream()->TraceActivity("kernel");
     // ThenExecute rather than EnqueueHostFunction: its callback runs even when the stream
     // has failed (an injected fault, an earlier copy's error), so `done` is called exactly
     // once whatever happens; a kernel's own error goes on the context, never on the
     // stream (a sticky stream error would fail every later step).
     absl::Status enqueued = device_->compute_stream()->ThenExecute(
-        [kernel, ctx, done](const absl::Status& stream_status) {
+        [kernel, ctx, done, traced](const absl::Status& stream_status) mutable {
           if (stream_status.ok()) {
+            if (traced) traced->Begin();
             ComputeNoThrow(kernel, ctx);
+            if (traced) traced->End();
           } else {
             ctx->SetStatus(stream_status);
           }

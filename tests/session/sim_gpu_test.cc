@@ -26,6 +26,7 @@
 #include "runtime/sim/sim_device.h"
 #include "session/client_session.h"
 #include "session/session.h"
+#include "session/step_stats_collector.h"
 #include "tests/testing/graph_testing.h"
 
 namespace dflow {
@@ -203,6 +204,7 @@ TEST_CASE("RunMetadata reports each device's memory; FULL_TRACE adds TF's per-no
   // Per node (TF's form): the MatMul on GPU:2 took 16 bytes from GPU_2_bfc.
   bool found = false;
   for (const DeviceStepStats& dev : metadata.step_stats().dev_stats()) {
+    if (IsStreamStats(dev)) continue;  // the stream rows (next test)
     for (const NodeExecStats& node : dev.node_stats()) {
       if (node.node_name() != "tower_2/c") continue;
       found = true;
@@ -216,6 +218,48 @@ TEST_CASE("RunMetadata reports each device's memory; FULL_TRACE adds TF's per-no
 
   // Without RunMetadata nothing is collected, and a plain Run still works.
   REQUIRE((*session)->Run({g.sum}, &out).ok());
+}
+
+// `dflow trace` draws these as a row per stream: the tower's MatMul ran on GPU:2's
+// compute stream, and the towers' results went to the CPU on the device-to-host streams.
+TEST_CASE("FULL_TRACE adds a row per accelerator stream with what it ran", "[sim_gpu]") {
+  ScopedEnv env("DFLOW_SIMULATED_GPUS", "4:64");
+  TowerGraph g;
+  auto session = ClientSession::Create(g.root);
+  REQUIRE(session.ok());
+  RunOptions options;
+  options.set_trace_level(RunOptions::FULL_TRACE);
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  REQUIRE((*session)->Run(options, {}, {g.sum}, {}, &out, &metadata).ok());
+
+  std::map<std::string, const DeviceStepStats*> rows;
+  for (const DeviceStepStats& dev : metadata.step_stats().dev_stats()) rows[dev.device()] = &dev;
+  const std::string compute = std::string(kGpuPrefix) + "2/stream:compute";
+  REQUIRE(rows.count(compute) == 1);
+  bool matmul = false;
+  for (const NodeExecStats& node : rows.at(compute)->node_stats()) {
+    if (node.node_name() != "tower_2/c") continue;
+    matmul = true;
+    CHECK(absl::StrContains(node.timeline_label(), "tower_2/c kernel on "));
+    CHECK(node.all_start_nanos() > 0);
+    CHECK(node.all_end_rel_nanos() >= 0);
+  }
+  CHECK(matmul);
+  int64_t copied = 0;
+  for (const auto& [device, row] : rows) {
+    if (!absl::EndsWith(device, "/stream:device_to_host")) continue;
+    for (const NodeExecStats& node : row->node_stats()) {
+      CHECK(absl::StrContains(node.timeline_label(), "memcpy"));
+      copied += 1;
+    }
+  }
+  CHECK(copied >= 1);
+
+  // Untraced runs add nothing.
+  RunMetadata plain;
+  REQUIRE((*session)->Run(RunOptions(), {}, {g.sum}, {}, &out, &plain).ok());
+  CHECK(plain.step_stats().dev_stats_size() == 0);
 }
 
 TEST_CASE("An op without a GPU kernel falls back to the CPU with copies", "[sim_gpu]") {
