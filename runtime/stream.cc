@@ -51,20 +51,23 @@ absl::Status Stream::EnqueueHostFunction(std::function<absl::Status()> fn) {
 }
 
 absl::Status Stream::Copy(void* dst, const void* src, size_t bytes) {
+  return Traced("memcpy", static_cast<int64_t>(bytes),
+                [&] { return MemcpyImpl(dst, src, bytes); });
+}
+
+absl::Status Stream::Traced(const char* what, int64_t bytes,
+                            const std::function<absl::Status()>& enqueue) {
   const ScopedStreamTrace* trace = ScopedStreamTrace::Current();
-  if (trace == nullptr) return MemcpyImpl(dst, src, bytes);
-  // A copy the stream runs itself (a CUDA memcpy) is timed between two host functions
-  // in stream order: when the stream reaches it, and when it has passed it.
+  if (trace == nullptr) return enqueue();
   auto start_ns = std::make_shared<int64_t>(0);
   absl::Status status = EnqueueHostFunctionImpl([start_ns] {
     *start_ns = absl::GetCurrentTimeNanos();
     return absl::OkStatus();
   });
-  if (status.ok()) status = MemcpyImpl(dst, src, bytes);
+  if (status.ok()) status = enqueue();
   if (!status.ok()) return status;
   return EnqueueHostFunctionImpl(
-      [start_ns, sink = trace->sink(),
-       activity = Activity(*trace, "memcpy", static_cast<int64_t>(bytes))]() mutable {
+      [start_ns, sink = trace->sink(), activity = Activity(*trace, what, bytes)]() mutable {
         activity.start_ns = *start_ns;
         activity.end_ns = absl::GetCurrentTimeNanos();
         sink->Record(activity);

@@ -63,6 +63,11 @@ class Stream {
   // traced node to Begin()/End() by hand (a kernel computing inside a ThenExecute
   // callback); otherwise nothing. Host functions and copies are traced by themselves.
   std::optional<PendingActivity> TraceActivity(const char* what) const;
+  // Calls `enqueue`, which puts work on this stream by other means (CUDA kernels
+  // launched on its handle); with a ScopedStreamTrace open, that work is timed on the
+  // stream between two host functions (when the stream reaches it, when it has passed).
+  absl::Status Traced(const char* what, int64_t bytes,
+                      const std::function<absl::Status()>& enqueue);
   // Blocks the host until all enqueued work is done.
   absl::Status BlockHostUntilDone();
   // OK, or the sticky error of failed work.

@@ -38,7 +38,11 @@ CudaOpKernel::CudaOpKernel(OpKernelConstruction* c) : OpKernel(c) {
 
 void CudaOpKernel::Compute(OpKernelContext* ctx) {
   OP_REQUIRES_OK(ctx, gpu_->Activate());
-  ComputeOnGpu(ctx);
+  // Traced: the launches are timed on the compute stream (runtime/stream_trace.h).
+  OP_REQUIRES_OK(ctx, gpu_->compute_stream()->Traced("kernel", 0, [&] {
+    ComputeOnGpu(ctx);
+    return absl::OkStatus();
+  }));
 }
 
 absl::StatusOr<std::vector<int64_t>> ReadIndexTensor(CudaGpuDevice* gpu, const Tensor& t) {
