@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "graph/graph_pass_registry.h"
+
 namespace dflow {
 
 const Edge* SkipForwarding(const Edge* edge) {
@@ -34,5 +36,12 @@ void MarkConstantInputs(Graph* graph) {
     (*node->mutable_def()->mutable_attr())[kConstantInputsAttr] = std::move(value);
   }
 }
+
+DFLOW_REGISTER_GRAPH_PASS(mark_constant_inputs, "mark_constant_inputs",
+                          GraphPassPhase::kPartition, 200,
+                          [](const GraphPassContext&, Graph* graph) {
+                            MarkConstantInputs(graph);
+                            return absl::OkStatus();
+                          });
 
 }  // namespace dflow

@@ -8,6 +8,7 @@
 #include "graph/batch_norm_folding.h"
 #include "graph/constant_inputs.h"
 #include "graph/device_name.h"
+#include "graph/graph_pass_registry.h"
 #include "graph/node_def_util.h"
 #include "graph/rewrite_match.h"
 #include "graph/status_macros.h"
@@ -451,5 +452,12 @@ absl::Status FuseCpuOps(Graph* graph) {
   }
   return absl::OkStatus();
 }
+
+// Every partition, before MarkConstantInputs (order 200): fused nodes' constant inputs
+// are marked like any node's.
+DFLOW_REGISTER_GRAPH_PASS(cpu_fusion, "cpu_fusion", GraphPassPhase::kPartition, 100,
+                          [](const GraphPassContext&, Graph* graph) {
+                            return FuseCpuOps(graph);
+                          });
 
 }  // namespace dflow

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "graph/graph_pass_registry.h"
 #include "graph/node_def_util.h"
 #include "graph/rewrite_match.h"
 #include "graph/status_macros.h"
@@ -230,5 +231,12 @@ absl::StatusOr<int> FoldConstants(Graph* graph, const ConstantFoldingOptions& op
   }
   return RemoveUnread(graph, candidates);
 }
+
+// The pruned graph of each signature, unless the ConfigProto turns folding off.
+DFLOW_REGISTER_GRAPH_PASS(constant_folding, "constant_folding", GraphPassPhase::kPrunedGraph,
+                          100, [](const GraphPassContext& context, Graph* graph) {
+                            if (!ConstantFoldingEnabled(context.config)) return absl::OkStatus();
+                            return FoldConstants(graph).status();
+                          });
 
 }  // namespace dflow

@@ -3,14 +3,12 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "graph/constant_inputs.h"
-#include "graph/fusion.h"
 #include "graph/graph_def_import.h"
+#include "graph/graph_pass_registry.h"
 #include "graph/node_def_util.h"
 #include "graph/partition.h"
 #include "graph/status_macros.h"
 #include "graph/subgraph.h"
-#include "session/constant_folding.h"
 #include "session/kernel_coverage.h"
 
 namespace dflow {
@@ -95,7 +93,7 @@ absl::StatusOr<std::string> CanonicalTensorName(absl::string_view name) {
 
 absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     std::shared_ptr<const Graph> placed, const PlanSignature& signature,
-    const DeviceMgr& devices, const KernelRegistry& kernels, bool fold_constants) {
+    const DeviceMgr& devices, const KernelRegistry& kernels, const ConfigProto& config) {
   const Graph& placed_graph = *placed;
   DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, CopyPlacedGraph(placed_graph));
   RewriteSpec spec;
@@ -105,7 +103,9 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
   spec.client_device = devices.client_device()->name();
   DFLOW_ASSIGN_OR_RETURN(RewriteResult rewrite, RewriteGraphForExecution(spec, graph.get()));
   DFLOW_RETURN_IF_ERROR(MissingKernelsError(FindMissingKernels(*graph, kernels)));
-  if (fold_constants) DFLOW_RETURN_IF_ERROR(FoldConstants(graph.get()).status());
+  const GraphPassRegistry& passes = GraphPassRegistry::Global();
+  DFLOW_RETURN_IF_ERROR(
+      passes.Run(GraphPassPhase::kPrunedGraph, GraphPassContext{config, ""}, graph.get()));
 
   std::unique_ptr<ExecutionPlan> plan(new ExecutionPlan());
   // From the session's graph: a feed nothing needs has its _Arg pruned (TF accepts such
@@ -134,8 +134,9 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     part.graph_def = WithoutBigConstValues(&graph_def, &part.bare_consts);
     DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> partition,
                            ImportAssigned(std::move(graph_def), placed_graph.op_registry()));
-    DFLOW_RETURN_IF_ERROR(FuseCpuOps(partition.get()));
-    MarkConstantInputs(partition.get());
+    DFLOW_RETURN_IF_ERROR(passes.Run(GraphPassPhase::kPartition,
+                                     GraphPassContext{config, device->device_type()},
+                                     partition.get()));
     DFLOW_ASSIGN_OR_RETURN(part.executor, Executor::Create(*partition, device, kernels));
     plan->partitions_.push_back(std::move(part));
   }

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
+#include "proto/config.pb.h"
 #include "proto/graph.pb.h"
 #include "runtime/device.h"
 #include "runtime/executor.h"
@@ -43,10 +44,12 @@ class ExecutionPlan {
   };
 
   // `devices` and `kernels` are only read during Build and must outlive the plan; the
-  // plan keeps `placed_graph` (shared, immutable) for PartitionGraphDef.
+  // plan keeps `placed_graph` (shared, immutable) for PartitionGraphDef. The registered
+  // graph passes (graph/graph_pass_registry.h) run with `config`.
   static absl::StatusOr<std::unique_ptr<ExecutionPlan>> Build(
       std::shared_ptr<const Graph> placed_graph, const PlanSignature& signature,
-      const DeviceMgr& devices, const KernelRegistry& kernels, bool fold_constants = true);
+      const DeviceMgr& devices, const KernelRegistry& kernels,
+      const ConfigProto& config = ConfigProto());
 
   const std::vector<Partition>& partitions() const { return partitions_; }
   // Whether a step needs a rendezvous: several partitions, or one holding a same-device
