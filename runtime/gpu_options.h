@@ -94,6 +94,11 @@ absl::StatusOr<LogicalGpuPlan> ComputeLogicalGpus(
 // each entry is ignored. visible_device_list then indexes this list, not the cards.
 std::vector<int> CudaVisibleCards(std::optional<absl::string_view> env, int num_cards);
 
+// The environment variable that adds simulated GPUs.
+inline constexpr char kSimulatedGpusEnv[] = "DFLOW_SIMULATED_GPUS";
+// CUDA's own card filter, honoured by the simulated GPUs too.
+inline constexpr char kCudaVisibleDevicesEnv[] = "CUDA_VISIBLE_DEVICES";
+
 // DFLOW_SIMULATED_GPUS: "N" or "N:MiB".
 struct SimulatedGpusSpec {
   static constexpr int64_t kDefaultMiB = 16384;

@@ -29,6 +29,7 @@
 #include "proto/config.pb.h"
 #include "runtime/allocator.h"
 #include "runtime/device.h"
+#include "runtime/gpu_options.h"  // kSimulatedGpusEnv, kCudaVisibleDevicesEnv
 #include "runtime/thread_pool.h"
 
 namespace dflow {
@@ -44,11 +45,6 @@ struct SessionDevices {
   // TF_FORCE_GPU_ALLOW_GROWTH value); NewSession hands them to the session's LogSink.
   std::vector<std::string> warnings;
 };
-
-// The environment variable that adds simulated GPUs.
-inline constexpr char kSimulatedGpusEnv[] = "DFLOW_SIMULATED_GPUS";
-// CUDA's own card filter, honoured by the simulated GPUs too.
-inline constexpr char kCudaVisibleDevicesEnv[] = "CUDA_VISIBLE_DEVICES";
 
 // INVALID_ARGUMENT for negative or absurd counts (naming the ConfigProto field), a
 // malformed DFLOW_SIMULATED_GPUS (naming it) or invalid gpu_options (naming the field).

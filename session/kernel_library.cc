@@ -4,10 +4,8 @@
 #include <iostream>
 
 #include "kernels/cpu/register_cpu_kernels.h"
-#include "kernels/cuda/register_cuda_kernels.h"
 #include "kernels/io/register_io_kernels.h"
-#include "kernels/sim/register_sim_kernels.h"
-#include "runtime/cuda/cuda_gpus.h"
+#include "runtime/device_backend_registry.h"
 
 namespace dflow {
 
@@ -18,18 +16,17 @@ const KernelRegistry& DefaultKernelRegistry() {
     // tests catch; that is a programming error, not a runtime condition.
     if (!RegisterCpuKernels(r).ok()) std::abort();
     if (!RegisterIoKernels(r).ok()) std::abort();
-    // "GPU" kernels: CUDA ones where the machine has a real GPU (the session then makes
-    // CUDA devices, never simulated ones), else the simulated-GPU kernels, which wrap the
-    // CPU kernels and so come after them. One or the other: both register "GPU" kernels
-    // for the same ops.
-    if (cuda::HaveRealGpus()) {
-      const absl::Status cuda_kernels = RegisterCudaKernels(r);
-      if (!cuda_kernels.ok()) {
-        std::cerr << "dflow: registering the CUDA kernels failed: " << cuda_kernels << "\n";
+    // The accelerator backends' kernels (runtime/device_backend_registry.h): CUDA where
+    // the machine has a real GPU (the session then makes CUDA devices, never simulated
+    // ones), else the simulated-GPU kernels, which wrap the CPU kernels and so come after
+    // them. One backend per device type: both register "GPU" kernels for the same ops.
+    for (const DeviceBackend& backend : DeviceBackendRegistry::Global().Chosen()) {
+      const absl::Status registered = backend.register_kernels(r);
+      if (!registered.ok()) {
+        std::cerr << "dflow: registering the " << backend.name
+                  << " kernels failed: " << registered << "\n";
         std::abort();
       }
-    } else if (!RegisterSimGpuKernels(r).ok()) {
-      std::abort();
     }
     return r;
   }();

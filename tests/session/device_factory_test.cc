@@ -2,6 +2,7 @@
 // DFLOW_SIMULATED_GPUS asks for, shaped by gpu_options; and the Device mapping text.
 #include "session/device_factory.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -13,6 +14,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/cuda/cuda_gpus.h"
+#include "runtime/device_backend_registry.h"
 #include "runtime/gpu_options.h"
 #include "runtime/sim/sim_device.h"
 #include "session/session.h"
@@ -332,6 +335,20 @@ TEST_CASE("A session with simulated GPUs lists them and still runs on the CPU",
     CHECK(decision.device == GpuName(0));
   }
   CHECK(placed);
+}
+
+// This machine has no GPU: of the two GPU backends linked in, the simulated one serves.
+TEST_CASE("dflow's GPU backends are registered; without a GPU the simulated one serves",
+          "[session]") {
+  std::vector<std::string> all;
+  for (const DeviceBackend& backend : DeviceBackendRegistry::Global().All()) {
+    all.push_back(backend.name);
+  }
+  CHECK(std::count(all.begin(), all.end(), "simulated_gpu") == 1);
+  std::vector<DeviceBackend> chosen = DeviceBackendRegistry::Global().Chosen();
+  REQUIRE(chosen.size() == 1);
+  CHECK(chosen[0].device_type == "GPU");
+  CHECK(chosen[0].name == (cuda::HaveRealGpus() ? "cuda" : "simulated_gpu"));
 }
 
 }  // namespace
