@@ -45,12 +45,10 @@ std::vector<GraphPass> GraphPassRegistry::Passes(GraphPassPhase phase) const {
 
 absl::Status GraphPassRegistry::Run(GraphPassPhase phase, const GraphPassContext& context,
                                     Graph* graph) const {
+  // A pass's error is returned as it is: passes name the nodes at fault in TF's texts.
   for (const GraphPass& pass : Passes(phase)) {
     absl::Status status = pass.run(context, graph);
-    if (!status.ok()) {
-      return absl::Status(status.code(),
-                          absl::StrCat("Graph pass '", pass.name, "': ", status.message()));
-    }
+    if (!status.ok()) return status;
   }
   return absl::OkStatus();
 }

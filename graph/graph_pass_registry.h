@@ -1,7 +1,8 @@
 // Graph passes: the rewrites a session makes to every plan it builds (constant folding,
 // CPU fusion, ...), chosen through a registry. A pass registers itself in its own file
 // with DFLOW_REGISTER_GRAPH_PASS (its library alwayslink), so adding a pass touches only
-// the folder it lives in; the session runs whatever is registered, in order.
+// the folder it lives in; the session runs whatever is registered, in order. Registration
+// happens during static initialization: nothing may build a plan before main().
 //
 //   DFLOW_REGISTER_GRAPH_PASS(cpu_fusion, "cpu_fusion", GraphPassPhase::kPartition, 100,
 //                             [](const GraphPassContext&, Graph* g) { return FuseCpuOps(g); });
@@ -51,7 +52,8 @@ class GraphPassRegistry {
   absl::Status Register(GraphPass pass);
   // The passes of `phase`, in the order they run.
   std::vector<GraphPass> Passes(GraphPassPhase phase) const;
-  // Runs the passes of `phase` on `graph`; the first error, naming its pass.
+  // Runs the passes of `phase` on `graph`; stops at the first error and returns it as the
+  // pass gave it.
   absl::Status Run(GraphPassPhase phase, const GraphPassContext& context, Graph* graph) const;
 
  private:

@@ -2,7 +2,8 @@
 // GPUs) and which kernels they run, chosen through a registry. A backend registers itself
 // in its own folder with DFLOW_REGISTER_DEVICE_BACKEND (its library alwayslink), so adding
 // one touches only that folder; sessions use, per device type, the usable backend of
-// highest priority (a real GPU's CUDA backend before the simulated one).
+// highest priority (a real GPU's CUDA backend before the simulated one). Registration
+// happens during static initialization: nothing may open a session before main().
 #ifndef DFLOW_RUNTIME_DEVICE_BACKEND_REGISTRY_H_
 #define DFLOW_RUNTIME_DEVICE_BACKEND_REGISTRY_H_
 

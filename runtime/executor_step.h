@@ -26,7 +26,9 @@
 // sent to the pool, an async kernel's callback) holds a reference, so the step lives as
 // long as any of its work is pending, and nothing deletes itself. The step's tensors
 // and resources are released before `done` is called, and calling `done` is the last
-// thing the step does.
+// thing the step does. The step object itself may be destroyed after `done`, on a pool
+// or stream thread, once the last callback copy goes: no member's destructor may touch
+// the session, the plan or a device.
 #ifndef DFLOW_RUNTIME_EXECUTOR_STEP_H_
 #define DFLOW_RUNTIME_EXECUTOR_STEP_H_
 
@@ -190,15 +192,18 @@ class ExecutorStep : public std::enable_shared_from_this<Derived> {
     call->context.emplace(call->params, item.num_outputs);
     call->start = args_.observer ? absl::GetCurrentTimeNanos() : 0;
     OpKernelContext* context = &*call->context;
-    auto on_done = [self = derived().shared_from_this(), task, call]() mutable {
+    auto on_done = [self = derived().shared_from_this(), task, call] {
       const NodeItem& node = self->exec_->nodes_[Derived::NodeOf(task)];
       if (self->args_.observer) {
         self->args_.observer->NodeDone(*node.kernel, *call->context, call->start, call->start,
                                        absl::GetCurrentTimeNanos());
       }
       ReadyList made_ready;
-      self->derived().Guard(task, [&] { self->Complete(task, node, &*call->context, &made_ready); });
-      call.reset();  // the outputs not handed on go now, not with the callback
+      self->derived().Guard(task,
+                            [&] { self->Complete(task, node, &*call->context, &made_ready); });
+      // The outputs not handed on go now: copies of `call` (this callback's, the
+      // kernel's) may outlive the step.
+      call->context.reset();
       self->ProcessReady(&made_ready);
       self->NodeFinished();
     };

@@ -51,6 +51,8 @@ absl::Status Stream::EnqueueHostFunction(std::function<absl::Status()> fn) {
 }
 
 absl::Status Stream::Copy(void* dst, const void* src, size_t bytes) {
+  // Untraced copies build no std::function (the capture would not fit its inline buffer).
+  if (ScopedStreamTrace::Current() == nullptr) return MemcpyImpl(dst, src, bytes);
   return Traced("memcpy", static_cast<int64_t>(bytes),
                 [&] { return MemcpyImpl(dst, src, bytes); });
 }
@@ -60,12 +62,13 @@ absl::Status Stream::Traced(const char* what, int64_t bytes,
   const ScopedStreamTrace* trace = ScopedStreamTrace::Current();
   if (trace == nullptr) return enqueue();
   auto start_ns = std::make_shared<int64_t>(0);
-  absl::Status status = EnqueueHostFunctionImpl([start_ns] {
+  const absl::Status marked = EnqueueHostFunctionImpl([start_ns] {
     *start_ns = absl::GetCurrentTimeNanos();
     return absl::OkStatus();
   });
-  if (status.ok()) status = enqueue();
-  if (!status.ok()) return status;
+  // The work runs whether or not it can be traced: tracing never changes what runs.
+  const absl::Status status = enqueue();
+  if (!status.ok() || !marked.ok()) return status;
   return EnqueueHostFunctionImpl(
       [start_ns, sink = trace->sink(), activity = Activity(*trace, what, bytes)]() mutable {
         activity.start_ns = *start_ns;

@@ -499,7 +499,14 @@ absl::Status Session::RunPlan(const ExecutionPlan& plan, const RunOptions& optio
     absl::MutexLock lock(&mu_);
     active_steps_.erase(&handle);
   }
-  if (stats) stats->Finish(metadata->mutable_step_stats());
+  if (stats) {
+    // Traced stream work reports when its stream passes it, which nothing in the step
+    // need wait for (a GPU update run as a target): drain the accelerators first.
+    for (const ExecutionPlan::Partition& partition : plan.partitions()) {
+      if (partition.device->IsAccelerator()) partition.device->Sync().IgnoreError();
+    }
+    stats->Finish(metadata->mutable_step_stats());
+  }
   if (metadata != nullptr) AddDeviceMemory(plan, metadata);
   if (metadata != nullptr && options.output_partition_graphs()) {
     for (const auto& partition : plan.partitions()) {

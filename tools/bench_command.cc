@@ -166,7 +166,9 @@ absl::StatusOr<Workload> LoadGraphWorkload(const CliArgs& flags, const BenchOpti
   DFLOW_RETURN_IF_ERROR(workload.session->Create(graph_def, fed));
   workload.create_ms = MillisSince(start);
   std::shared_ptr<const Graph> graph = workload.session->graph();
-  if (graph == nullptr) return absl::InvalidArgumentError(absl::StrCat(path, ": the graph has no nodes"));
+  if (graph == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": the graph has no nodes"));
+  }
 
   std::vector<std::string> fed_nodes;
   for (const FeedFlag& feed : feeds) {

@@ -20,9 +20,8 @@ def dflow_proto_library(name, srcs, deps = [], visibility = None):
         name = name + "_genproto",
         srcs = srcs + [d + "_srcs" for d in deps],
         outs = outs,
-        cmd = "protoc -I%s --cpp_out=$(GENDIR)/%s " % (workspace_root(), workspace_root()) + " ".join(
-            ["$(location %s)" % s for s in srcs],
-        ),
+        cmd = "protoc -I{root} --cpp_out=$(GENDIR)/{root} ".format(root = workspace_root()) +
+              " ".join(["$(location %s)" % s for s in srcs]),
     )
     native.filegroup(name = name + "_srcs", srcs = srcs, visibility = visibility)
     cc_library(

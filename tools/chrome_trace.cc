@@ -157,7 +157,8 @@ class TraceWriter {
     const int64_t waited = ScheduledNanos(node) > 0 ? StartNanos(node) - ScheduledNanos(node) : 0;
     const bool stream = absl::StrContains(device, "/stream:");
     if (stream) op = node.timeline_label();  // "<node> kernel on <stream>", ...
-    const std::string category = stream ? "stream" : IsTransfer(op) ? "copy" : (op.empty() ? "op" : op);
+    const std::string category =
+        stream ? "stream" : IsTransfer(op) ? "copy" : (op.empty() ? "op" : op);
     events_.push_back(absl::StrCat(
         "{\"name\": ", JsonString(node.node_name()), ", \"cat\": ", JsonString(category),
         ", \"ph\": \"X\", \"pid\": ", pid, ", \"tid\": ", tid, ", \"ts\": ", Micros(start),
