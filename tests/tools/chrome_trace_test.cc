@@ -9,8 +9,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "absl/strings/match.h"
 #include "session/session.h"
 #include "tests/testing/graph_testing.h"
+#include "tests/testing/scoped_env.h"
 
 namespace dflow {
 namespace {
@@ -200,6 +202,49 @@ TEST_CASE("A real step on two CPU devices traces every node and joins its copy",
   CHECK(names.count("c") == 1);
   CHECK(copy_nodes.size() >= 2);  // the _Send on CPU:0 and the _Recv on CPU:1
   CHECK(flows >= 1);
+}
+
+TEST_CASE("A real step on a simulated GPU has valid stream rows", "[tools][trace]") {
+  testing::ScopedEnv gpus("DFLOW_SIMULATED_GPUS", "1");
+  absl::StatusOr<std::unique_ptr<Session>> session = NewSession({});
+  REQUIRE(session.ok());
+  const GraphDef graph = testing::GraphFromText(R"(
+    node { name: "a" op: "Const" device: "/cpu:0"
+           attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 }
+                  dim { size: 2 } } float_val: 1 float_val: 2 float_val: 3 float_val: 4 } } } }
+    node { name: "c" op: "MatMul" input: "a" input: "a" device: "/gpu:0"
+           attr { key: "T" value { type: DT_FLOAT } } }
+  )");
+  REQUIRE((*session)->Create(graph).ok());
+  RunOptions options;
+  options.set_trace_level(RunOptions::FULL_TRACE);
+  options.set_output_partition_graphs(true);
+  std::vector<Tensor> outputs;
+  RunMetadata metadata;
+  REQUIRE((*session)->Run(options, {}, {"c"}, {}, &outputs, &metadata).ok());
+
+  const std::vector<Struct> events = ValidTrace(ChromeTraceJson(metadata));
+  std::map<double, std::string> processes;
+  for (const Struct& event : events) {
+    if (Str(event, "name") == "process_name") {
+      processes[event.fields().at("pid").number_value()] =
+          event.fields().at("args").struct_value().fields().at("name").string_value();
+    }
+  }
+  std::set<std::string> stream_rows;
+  bool matmul_on_compute = false;
+  for (const Struct& event : events) {
+    if (Str(event, "ph") != "X" || Str(event, "cat") != "stream") continue;
+    const std::string& process = processes[event.fields().at("pid").number_value()];
+    stream_rows.insert(process.substr(process.find("/stream:")));
+    if (Str(event, "name") == "c" && absl::EndsWith(process, "GPU:0/stream:compute")) {
+      matmul_on_compute = true;
+    }
+  }
+  CHECK(matmul_on_compute);
+  CHECK(stream_rows.count("/stream:host_to_device") == 1);
+  CHECK(stream_rows.count("/stream:device_to_host") == 1);
 }
 
 }  // namespace
