@@ -178,7 +178,7 @@ class Executor::FrameRunState : public ExecutorStep<Executor::FrameRunState, Fra
   // (kernels' own exceptions are caught closer, by ComputeNoThrow). Successors already
   // made ready still run, as aborted nodes, so the step ends.
   template <typename Body>
-  void GuardBookkeeping(const Task& task, Body body) {
+  void Guard(const Task& task, Body&& body) {
     const std::string& node = exec_->nodes_[task.id].kernel->name();
     try {
       body();
@@ -203,10 +203,6 @@ class Executor::FrameRunState : public ExecutorStep<Executor::FrameRunState, Fra
   }
   static void SetFrameIter(const Task& task, OpKernelContext::Params* params) {
     params->frame_iter = FrameAndIter{task.frame->id, task.iter};
-  }
-  template <typename Body>
-  void Guard(const Task& task, Body&& body) {
-    GuardBookkeeping(task, body);
   }
   void PropagateDead(const Task& task, ReadyList* made_ready) {
     Outputs dead;
@@ -419,7 +415,7 @@ class Executor::FrameRunState : public ExecutorStep<Executor::FrameRunState, Fra
       if (dst_ready) {
         if (dst.is_control_trigger) dst_dead = false;
         // Pushed before it is counted: if the push runs out of memory nothing is counted
-        // (GuardBookkeeping), and the step can still end.
+        // (Guard), and the step can still end.
         ready->push_back({edge.dst, frame, iter, state, dst_dead});
         ++state->outstanding_ops;
         outstanding_.fetch_add(1, std::memory_order_relaxed);

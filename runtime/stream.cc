@@ -1,7 +1,6 @@
 #include "runtime/stream.h"
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 
 namespace dflow {
 
@@ -36,18 +35,16 @@ StreamActivity Stream::Activity(const ScopedStreamTrace& trace, const char* what
 
 absl::Status Stream::EnqueueHostFunction(std::function<absl::Status()> fn) {
   if (!fn) return absl::InvalidArgumentError(absl::StrCat("Stream ", name_, ": empty function"));
-  const ScopedStreamTrace* trace = ScopedStreamTrace::Current();
-  if (trace == nullptr) return EnqueueHostFunctionImpl(std::move(fn));
+  std::optional<PendingActivity> traced =
+      TraceActivity(kind_ == Kind::kCompute ? "kernel" : "memcpy");
+  if (!traced.has_value()) return EnqueueHostFunctionImpl(std::move(fn));
   // Simulated kernels and copies are host functions: timed exactly where they run.
-  return EnqueueHostFunctionImpl(
-      [fn = std::move(fn), sink = trace->sink(),
-       activity = Activity(*trace, kind_ == Kind::kCompute ? "kernel" : "memcpy", 0)]() mutable {
-        activity.start_ns = absl::GetCurrentTimeNanos();
-        absl::Status status = fn();
-        activity.end_ns = absl::GetCurrentTimeNanos();
-        sink->Record(activity);
-        return status;
-      });
+  return EnqueueHostFunctionImpl([fn = std::move(fn), traced = *std::move(traced)]() mutable {
+    traced.Begin();
+    absl::Status status = fn();
+    traced.End();
+    return status;
+  });
 }
 
 absl::Status Stream::Copy(void* dst, const void* src, size_t bytes) {
@@ -59,23 +56,20 @@ absl::Status Stream::Copy(void* dst, const void* src, size_t bytes) {
 
 absl::Status Stream::Traced(const char* what, int64_t bytes,
                             const std::function<absl::Status()>& enqueue) {
-  const ScopedStreamTrace* trace = ScopedStreamTrace::Current();
-  if (trace == nullptr) return enqueue();
-  auto start_ns = std::make_shared<int64_t>(0);
-  const absl::Status marked = EnqueueHostFunctionImpl([start_ns] {
-    *start_ns = absl::GetCurrentTimeNanos();
+  std::optional<PendingActivity> traced = TraceActivity(what, bytes);
+  if (!traced.has_value()) return enqueue();
+  auto pending = std::make_shared<PendingActivity>(*std::move(traced));
+  const absl::Status marked = EnqueueHostFunctionImpl([pending] {
+    pending->Begin();
     return absl::OkStatus();
   });
   // The work runs whether or not it can be traced: tracing never changes what runs.
   const absl::Status status = enqueue();
   if (!status.ok() || !marked.ok()) return status;
-  return EnqueueHostFunctionImpl(
-      [start_ns, sink = trace->sink(), activity = Activity(*trace, what, bytes)]() mutable {
-        activity.start_ns = *start_ns;
-        activity.end_ns = absl::GetCurrentTimeNanos();
-        sink->Record(activity);
-        return absl::OkStatus();
-      });
+  return EnqueueHostFunctionImpl([pending] {
+    pending->End();
+    return absl::OkStatus();
+  });
 }
 
 absl::Status Stream::MemcpyHostToDevice(void* device_dst, const void* host_src, size_t bytes) {
@@ -108,10 +102,10 @@ absl::Status Stream::ThenExecute(std::function<void(const absl::Status&)> callba
   return ThenExecuteImpl(std::move(callback));
 }
 
-std::optional<PendingActivity> Stream::TraceActivity(const char* what) const {
+std::optional<PendingActivity> Stream::TraceActivity(const char* what, int64_t bytes) const {
   const ScopedStreamTrace* trace = ScopedStreamTrace::Current();
   if (trace == nullptr) return std::nullopt;
-  return PendingActivity{trace->sink(), Activity(*trace, what, 0)};
+  return PendingActivity{trace->sink(), Activity(*trace, what, bytes)};
 }
 
 absl::Status Stream::BlockHostUntilDone() { return BlockHostUntilDoneImpl(); }

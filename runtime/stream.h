@@ -62,7 +62,7 @@ class Stream {
   // With a ScopedStreamTrace open on this thread, an activity of this stream for the
   // traced node to Begin()/End() by hand (a kernel computing inside a ThenExecute
   // callback); otherwise nothing. Host functions and copies are traced by themselves.
-  std::optional<PendingActivity> TraceActivity(const char* what) const;
+  std::optional<PendingActivity> TraceActivity(const char* what, int64_t bytes = 0) const;
   // Calls `enqueue`, which puts work on this stream by other means (CUDA kernels
   // launched on its handle); with a ScopedStreamTrace open, that work is timed on the
   // stream between two host functions (when the stream reaches it, when it has passed).

@@ -22,6 +22,16 @@
 namespace dflow {
 namespace {
 
+// What a feed of `name` (parsed as `id`) must be; TF's errors when `graph` has no such
+// tensor.
+absl::StatusOr<FeedSpec> FedTensorSpec(const Graph& graph, const std::string& name,
+                                       const TensorId& id) {
+  const Node* node = graph.FindNode(id.node);
+  if (node == nullptr) return TensorNotInGraph(name);
+  if (id.index >= node->num_outputs()) return NoSuchOutput(*node, id.index);
+  return FeedSpec{BaseType(node->output_types()[id.index]), node->output_shapes()[id.index]};
+}
+
 std::atomic<int64_t> next_step_id{1};
 
 // Collects the statuses of a step's executors; the first error wins.
@@ -412,10 +422,7 @@ absl::StatusOr<FeedSpec> Session::GetFeedSpec(const std::string& name) const {
     return absl::InvalidArgumentError(
         absl::StrCat("'", name, "' is not a tensor name (expected node or node:index)"));
   }
-  const Node* node = state->graph->FindNode(id->node);
-  if (node == nullptr) return TensorNotInGraph(name);
-  if (id->index >= node->num_outputs()) return NoSuchOutput(*node, id->index);
-  return FeedSpec{BaseType(node->output_types()[id->index]), node->output_shapes()[id->index]};
+  return FedTensorSpec(*state->graph, name, *id);
 }
 
 std::shared_ptr<const Graph> Session::graph() const {
@@ -433,11 +440,8 @@ absl::Status Session::CheckFedTensorsExist(const std::vector<std::string>& names
           absl::StrCat("Endpoint \"", names[i], "\" fed more than once."));
     }
     DFLOW_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(names[i]));
-    const Node* node = state->graph->FindNode(id.node);
-    if (node == nullptr) return TensorNotInGraph(names[i]);
-    if (id.index >= node->num_outputs()) return NoSuchOutput(*node, id.index);
-    DFLOW_RETURN_IF_ERROR(CheckFeed(i, names[i], BaseType(node->output_types()[id.index]),
-                                    node->output_shapes()[id.index], values[i]));
+    DFLOW_ASSIGN_OR_RETURN(FeedSpec spec, FedTensorSpec(*state->graph, names[i], id));
+    DFLOW_RETURN_IF_ERROR(CheckFeed(i, names[i], spec.dtype, spec.shape, values[i]));
   }
   return absl::OkStatus();
 }

@@ -67,6 +67,9 @@ NodeExecStats StreamActivityStats(const StreamActivity& activity) {
   return stats;
 }
 
+// A stream's row is named "<device>/stream:<kind>".
+constexpr absl::string_view kStreamRowInfix = "/stream:";
+
 }  // namespace
 
 // Collects what a device's streams ran; shared with the traced work, so late reports
@@ -124,7 +127,7 @@ class StepStatsCollector::DeviceObserver final : public ExecutorObserver {
 };
 
 bool IsStreamStats(const DeviceStepStats& stats) {
-  return absl::StrContains(stats.device(), "/stream:");
+  return absl::StrContains(stats.device(), kStreamRowInfix);
 }
 
 StepStatsCollector::StepStatsCollector() = default;
@@ -147,8 +150,9 @@ void StepStatsCollector::Finish(StepStats* stats) {
   absl::MutexLock lock(&mu_);
   for (auto& [name, observer] : observers_) {
     for (const StreamActivity& activity : observer->streams().Take()) {
-      DeviceStepStats& row = devices_[absl::StrCat(name, "/stream:", activity.kind)];
-      row.set_device(absl::StrCat(name, "/stream:", activity.kind));
+      const std::string row_name = absl::StrCat(name, kStreamRowInfix, activity.kind);
+      DeviceStepStats& row = devices_[row_name];
+      row.set_device(row_name);
       *row.add_node_stats() = StreamActivityStats(activity);
     }
   }

@@ -58,6 +58,7 @@ def cuda_library(name, srcs = [], cu_srcs = [], hdrs = [], cu_hdrs = [], deps = 
     other packages (exported with exports_files) that device code includes.
     """
     objs = []
+    root = workspace_root()
     if CUDA_AVAILABLE:
         for cu in cu_srcs:
             obj = name + "_" + cu.replace("/", "_").replace(".cu", ".o")
@@ -68,7 +69,7 @@ def cuda_library(name, srcs = [], cu_srcs = [], hdrs = [], cu_hdrs = [], deps = 
                 cmd = ("%s -std=c++17 -O3 -I%s -I$(GENDIR)/%s -Xcompiler -fPIC " +
                        "-gencode arch=compute_90,code=sm_90 " +
                        "-gencode arch=compute_90,code=compute_90 " +
-                       "-c $(location %s) -o $@") % (NVCC, workspace_root(), workspace_root(), cu),
+                       "-c $(location %s) -o $@") % (NVCC, root, root, cu),
             )
             objs.append(obj)
     cc_library(

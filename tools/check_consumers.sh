@@ -13,14 +13,19 @@ frozen="$root/tests/data/tf_graphs/frozen_pb/rust_addition_int32.pb"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-echo "== Bazel workspace with @dflow (examples/consumer/WORKSPACE)"
+# Runs //:hello_dflow of the Bazel workspace in $1 with an output base of its own ($2).
 # The disk cache is the same as dflow's own, so a second run compiles nothing; the
 # consumer sets no other flag: dflow's targets carry what they need.
-(cd examples/consumer &&
-  bazel --output_base="$HOME/.cache/dflow-consumer-bazel" run \
-    --disk_cache="$HOME/.cache/dflow-bazel-disk" --symlink_prefix=/ --nosandbox_debug \
-    //:hello_dflow -- "$frozen" &&
-  bazel --output_base="$HOME/.cache/dflow-consumer-bazel" shutdown)
+run_bazel_consumer() {
+  (cd "$1" &&
+    bazel --output_base="$2" run \
+      --disk_cache="$HOME/.cache/dflow-bazel-disk" --symlink_prefix=/ --nosandbox_debug \
+      //:hello_dflow -- "$frozen" &&
+    bazel --output_base="$2" shutdown)
+}
+
+echo "== Bazel workspace with @dflow (examples/consumer/WORKSPACE)"
+run_bazel_consumer examples/consumer "$HOME/.cache/dflow-consumer-bazel"
 
 echo "== Bazel workspace with @dflow as an http_archive (a release tarball of this tree)"
 # The tarball holds the tracked files as they are in the tree (a release would be made
@@ -45,11 +50,7 @@ load("@dflow//:deps.bzl", "dflow_deps")
 
 dflow_deps()
 WORKSPACE
-(cd "$work/http_consumer" &&
-  bazel --output_base="$HOME/.cache/dflow-consumer-http-bazel" run \
-    --disk_cache="$HOME/.cache/dflow-bazel-disk" --symlink_prefix=/ --nosandbox_debug \
-    //:hello_dflow -- "$frozen" &&
-  bazel --output_base="$HOME/.cache/dflow-consumer-http-bazel" shutdown)
+run_bazel_consumer "$work/http_consumer" "$HOME/.cache/dflow-consumer-http-bazel"
 
 echo "== tools/install.sh $work/prefix"
 tools/install.sh "$work/prefix"

@@ -7,7 +7,6 @@
 #include <tuple>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/types.h"
@@ -145,17 +144,17 @@ class TraceWriter {
             "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": ", pid, ", \"tid\": ",
             it->second, ", \"args\": {\"name\": ", JsonString(row), "}}"));
       }
-      WriteNode(pid, it->second, device.device(), *node);
+      WriteNode(pid, it->second, device, *node);
     }
   }
 
-  void WriteNode(int pid, int tid, const std::string& device, const NodeExecStats& node) {
+  void WriteNode(int pid, int tid, const DeviceStepStats& device, const NodeExecStats& node) {
     std::string op, inputs;
     SplitLabel(node.timeline_label(), &op, &inputs);
     const int64_t start = StartNanos(node) - origin_;
     const int64_t duration = DurationNanos(node);
     const int64_t waited = ScheduledNanos(node) > 0 ? StartNanos(node) - ScheduledNanos(node) : 0;
-    const bool stream = absl::StrContains(device, "/stream:");
+    const bool stream = IsStreamStats(device);
     if (stream) op = node.timeline_label();  // "<node> kernel on <stream>", ...
     const std::string category =
         stream ? "stream" : IsTransfer(op) ? "copy" : (op.empty() ? "op" : op);
@@ -171,7 +170,7 @@ class TraceWriter {
           ", \"ph\": \"C\", \"pid\": ", pid, ", \"ts\": ", Micros(start + duration),
           ", \"args\": {\"bytes in use\": ", memory.allocator_bytes_in_use(), "}}"));
     }
-    auto key = keys_.find({device, node.node_name()});
+    auto key = keys_.find({device.device(), node.node_name()});
     if (key != keys_.end()) {
       auto& list = IsSend(op) ? sends_[key->second] : receives_[key->second];
       list.push_back({pid, tid, start, start + duration});

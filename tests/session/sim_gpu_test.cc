@@ -178,17 +178,24 @@ TEST_CASE("Towers on /gpu:2 and /gpu:3 summed on /cpu:0 give [[44,56],[98,128]]"
   CHECK(cpu_recvs_from_gpu == 2);
 }
 
-TEST_CASE("RunMetadata reports each device's memory; FULL_TRACE adds TF's per-node memory",
-          "[sim_gpu][memory]") {
-  ScopedEnv env("DFLOW_SIMULATED_GPUS", "4:64");
-  TowerGraph g;
+// Runs the towers once with FULL_TRACE into `metadata`; the session stays usable.
+std::unique_ptr<ClientSession> TracedTowerStep(const TowerGraph& g, RunMetadata* metadata) {
   auto session = ClientSession::Create(g.root);
   REQUIRE(session.ok());
   RunOptions options;
   options.set_trace_level(RunOptions::FULL_TRACE);
-  RunMetadata metadata;
   std::vector<Tensor> out;
-  REQUIRE((*session)->Run(options, {}, {g.sum}, {}, &out, &metadata).ok());
+  REQUIRE((*session)->Run(options, {}, {g.sum}, {}, &out, metadata).ok());
+  return *std::move(session);
+}
+
+TEST_CASE("RunMetadata reports each device's memory; FULL_TRACE adds TF's per-node memory",
+          "[sim_gpu][memory]") {
+  ScopedEnv env("DFLOW_SIMULATED_GPUS", "4:64");
+  TowerGraph g;
+  RunMetadata metadata;
+  std::unique_ptr<ClientSession> session = TracedTowerStep(g, &metadata);
+  std::vector<Tensor> out;
 
   std::map<std::string, DeviceMemoryUsage> by_device;
   for (const DeviceMemoryUsage& usage : metadata.device_memory()) by_device[usage.device()] = usage;
@@ -217,7 +224,7 @@ TEST_CASE("RunMetadata reports each device's memory; FULL_TRACE adds TF's per-no
   CHECK(found);
 
   // Without RunMetadata nothing is collected, and a plain Run still works.
-  REQUIRE((*session)->Run({g.sum}, &out).ok());
+  REQUIRE(session->Run({g.sum}, &out).ok());
 }
 
 // `dflow trace` draws these as a row per stream: the tower's MatMul ran on GPU:2's
@@ -225,13 +232,8 @@ TEST_CASE("RunMetadata reports each device's memory; FULL_TRACE adds TF's per-no
 TEST_CASE("FULL_TRACE adds a row per accelerator stream with what it ran", "[sim_gpu]") {
   ScopedEnv env("DFLOW_SIMULATED_GPUS", "4:64");
   TowerGraph g;
-  auto session = ClientSession::Create(g.root);
-  REQUIRE(session.ok());
-  RunOptions options;
-  options.set_trace_level(RunOptions::FULL_TRACE);
   RunMetadata metadata;
-  std::vector<Tensor> out;
-  REQUIRE((*session)->Run(options, {}, {g.sum}, {}, &out, &metadata).ok());
+  std::unique_ptr<ClientSession> session = TracedTowerStep(g, &metadata);
 
   std::map<std::string, const DeviceStepStats*> rows;
   for (const DeviceStepStats& dev : metadata.step_stats().dev_stats()) rows[dev.device()] = &dev;
@@ -258,7 +260,8 @@ TEST_CASE("FULL_TRACE adds a row per accelerator stream with what it ran", "[sim
 
   // Untraced runs add nothing.
   RunMetadata plain;
-  REQUIRE((*session)->Run(RunOptions(), {}, {g.sum}, {}, &out, &plain).ok());
+  std::vector<Tensor> out;
+  REQUIRE(session->Run(RunOptions(), {}, {g.sum}, {}, &out, &plain).ok());
   CHECK(plain.step_stats().dev_stats_size() == 0);
 }
 

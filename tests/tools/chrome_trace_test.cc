@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "session/session.h"
 #include "tests/testing/graph_testing.h"
 #include "tests/testing/scoped_env.h"
@@ -164,20 +165,19 @@ TEST_CASE("ChromeTraceJson of an empty step is a valid, empty trace", "[tools][t
   CHECK(ValidTrace(ChromeTraceJson(RunMetadata())).empty());
 }
 
-TEST_CASE("A real step on two CPU devices traces every node and joins its copy",
-          "[tools][trace]") {
-  ConfigProto config;
-  (*config.mutable_device_count())["CPU"] = 2;
+// The RunMetadata of one traced step of c = MatMul(a, a), `a` a Const on /cpu:0 and `c`
+// on `c_device`, in a session made with `config`.
+RunMetadata TracedMatMulStep(const std::string& c_device, const ConfigProto& config) {
   absl::StatusOr<std::unique_ptr<Session>> session = NewSession(config);
   REQUIRE(session.ok());
-  const GraphDef graph = testing::GraphFromText(R"(
+  const GraphDef graph = testing::GraphFromText(absl::StrCat(R"(
     node { name: "a" op: "Const" device: "/cpu:0"
            attr { key: "dtype" value { type: DT_FLOAT } }
            attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 }
                   dim { size: 2 } } float_val: 1 float_val: 2 float_val: 3 float_val: 4 } } } }
-    node { name: "c" op: "MatMul" input: "a" input: "a" device: "/cpu:1"
+    node { name: "c" op: "MatMul" input: "a" input: "a" device: ")", c_device, R"("
            attr { key: "T" value { type: DT_FLOAT } } }
-  )");
+  )"));
   REQUIRE((*session)->Create(graph).ok());
   RunOptions options;
   options.set_trace_level(RunOptions::FULL_TRACE);
@@ -187,6 +187,14 @@ TEST_CASE("A real step on two CPU devices traces every node and joins its copy",
   const absl::Status status = (*session)->Run(options, {}, {"c"}, {}, &outputs, &metadata);
   INFO(status.ToString());
   REQUIRE(status.ok());
+  return metadata;
+}
+
+TEST_CASE("A real step on two CPU devices traces every node and joins its copy",
+          "[tools][trace]") {
+  ConfigProto config;
+  (*config.mutable_device_count())["CPU"] = 2;
+  const RunMetadata metadata = TracedMatMulStep("/cpu:1", config);
 
   const std::vector<Struct> events = ValidTrace(ChromeTraceJson(metadata));
   std::set<std::string> names, copy_nodes;
@@ -206,23 +214,7 @@ TEST_CASE("A real step on two CPU devices traces every node and joins its copy",
 
 TEST_CASE("A real step on a simulated GPU has valid stream rows", "[tools][trace]") {
   testing::ScopedEnv gpus("DFLOW_SIMULATED_GPUS", "1");
-  absl::StatusOr<std::unique_ptr<Session>> session = NewSession({});
-  REQUIRE(session.ok());
-  const GraphDef graph = testing::GraphFromText(R"(
-    node { name: "a" op: "Const" device: "/cpu:0"
-           attr { key: "dtype" value { type: DT_FLOAT } }
-           attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 }
-                  dim { size: 2 } } float_val: 1 float_val: 2 float_val: 3 float_val: 4 } } } }
-    node { name: "c" op: "MatMul" input: "a" input: "a" device: "/gpu:0"
-           attr { key: "T" value { type: DT_FLOAT } } }
-  )");
-  REQUIRE((*session)->Create(graph).ok());
-  RunOptions options;
-  options.set_trace_level(RunOptions::FULL_TRACE);
-  options.set_output_partition_graphs(true);
-  std::vector<Tensor> outputs;
-  RunMetadata metadata;
-  REQUIRE((*session)->Run(options, {}, {"c"}, {}, &outputs, &metadata).ok());
+  const RunMetadata metadata = TracedMatMulStep("/gpu:0", ConfigProto());
 
   const std::vector<Struct> events = ValidTrace(ChromeTraceJson(metadata));
   std::map<double, std::string> processes;
