@@ -21,6 +21,10 @@ size_t RoundUp(size_t bytes, size_t alignment) {
 
 }  // namespace
 
+size_t CpuAllocator::CachedBlockSize(size_t bytes) {
+  return RoundUp(bytes, bytes >= kLargeBlock ? kLargeBlock : kCachedBlockMin);
+}
+
 CpuAllocator::~CpuAllocator() {
   for (auto& [size, block] : cache_) std::free(block);
 }
@@ -30,11 +34,11 @@ void* CpuAllocator::AllocateRaw(size_t alignment, size_t bytes) {
   // request near 2^64 (a hostile Range or BroadcastTo size) to a tiny block.
   if (bytes > kMaxAllocationBytes) return nullptr;
   alignment = std::max(alignment, sizeof(void*));
-  // Large blocks are sized in whole MiB so a freed one can serve any request that
-  // rounds to its size. Cached blocks are kAlignment-aligned: stricter requests skip
-  // the cache (their blocks may still be cached when freed, which is harmless).
+  // Cached blocks are sized in size classes so a freed one can serve any request that
+  // rounds to its size. They are kAlignment-aligned: stricter requests skip the cache
+  // (their blocks may still be cached when freed, which is harmless).
   const bool large = bytes >= kCachedBlockMin;
-  const size_t rounded = RoundUp(bytes, large ? kCachedBlockMin : alignment);
+  const size_t rounded = large ? CachedBlockSize(bytes) : RoundUp(bytes, alignment);
   void* ptr = nullptr;
   if (large && alignment <= kAlignment) {
     std::lock_guard<std::mutex> lock(cache_mu_);
@@ -61,7 +65,7 @@ void CpuAllocator::DeallocateRaw(void* ptr, size_t bytes) {
   if (ptr == nullptr) return;
   in_use_.fetch_sub(static_cast<int64_t>(bytes), std::memory_order_relaxed);
   if (bytes >= kCachedBlockMin) {
-    const size_t rounded = RoundUp(bytes, kCachedBlockMin);
+    const size_t rounded = CachedBlockSize(bytes);
     std::lock_guard<std::mutex> lock(cache_mu_);
     if (cached_bytes_ + rounded <= kCacheLimit) {
       cache_.emplace(rounded, ptr);

@@ -51,88 +51,132 @@ absl::StatusOr<std::unique_ptr<DenseLayer>> DenseLayer::Create(
 }
 
 absl::StatusOr<DenseLayer::Plan> DenseLayer::MakePlan(const DenseArgs& args, int64_t rows,
-                                                      const Plan* other) {
-  return MakePlan(args, rows, 0, args.n, args.n, other);
+                                                      const Plan* other, PlanMode* mode) {
+  return MakePlan(args, rows, 0, args.n, args.n, other, mode);
+}
+
+absl::StatusOr<std::shared_ptr<const onednn::Primitive>> DenseLayer::GetPrimitive(
+    const DenseArgs& args, int64_t rows, int64_t cols, int64_t ldc, bool plain_weights) {
+  const bool has_bias = args.bias != nullptr;
+  const int64_t lda = args.trans_a ? args.m : args.k;
+  const int64_t ldb = args.trans_b ? args.k : args.n;
+  return primitives_.GetOrCreate(
+      {rows, args.k, cols, args.trans_a, lda, args.trans_b, has_bias, ldc, plain_weights, ldb},
+      [&]() -> absl::StatusOr<std::shared_ptr<const onednn::Primitive>> {
+        DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t src, MatrixDesc(rows, args.k, args.trans_a, lda));
+        DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst, MatrixDesc(rows, cols, false, ldc));
+        DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t bias, onednn::StridedDesc({1, cols}, {cols, 1}));
+        dnnl_memory_desc_t weights;
+        if (plain_weights) {
+          DFLOW_ASSIGN_OR_RETURN(weights, MatrixDesc(args.k, cols, args.trans_b, ldb));
+        } else {
+          const dnnl_dims_t weight_dims = {args.k, cols};
+          DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
+              dnnl_memory_desc_init_by_tag(&weights, 2, weight_dims, dnnl_f32,
+                                           dnnl_format_tag_any),
+              "dnnl_memory_desc_init_by_tag(any)"));
+        }
+        dnnl_matmul_desc_t desc;
+        DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
+            dnnl_matmul_desc_init(&desc, &src, &weights, has_bias ? &bias : nullptr, &dst),
+            "dnnl_matmul_desc_init"));
+        return onednn::MakePrimitive(&desc, engine_.get(), activation_);
+      });
+}
+
+absl::StatusOr<dnnl_memory_desc_t> DenseLayer::WeightsBlockDesc(const DenseArgs& args,
+                                                                int64_t first_col, int64_t cols) {
+  DFLOW_ASSIGN_OR_RETURN(
+      dnnl_memory_desc_t all,
+      MatrixDesc(args.k, args.n, args.trans_b, args.trans_b ? args.k : args.n));
+  // A view with an offset, so that each column block has its own packed entry.
+  dnnl_memory_desc_t block;
+  const dnnl_dims_t block_dims = {args.k, cols};
+  const dnnl_dims_t block_offsets = {0, first_col};
+  DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
+      dnnl_memory_desc_init_submemory(&block, &all, block_dims, block_offsets),
+      "dnnl_memory_desc_init_submemory"));
+  return block;
 }
 
 absl::StatusOr<DenseLayer::Plan> DenseLayer::MakePlan(const DenseArgs& args, int64_t rows,
                                                       int64_t first_col, int64_t cols,
-                                                      int64_t ldc, const Plan* other) {
-  const bool has_bias = args.bias != nullptr;
-  const int64_t lda = args.trans_a ? args.m : args.k;
+                                                      int64_t ldc, const Plan* other,
+                                                      PlanMode* mode) {
   Plan plan;
-  DFLOW_ASSIGN_OR_RETURN(
-      plan.primitive,
-      primitives_.GetOrCreate(
-          {rows, args.k, cols, args.trans_a, lda, args.trans_b, has_bias, ldc},
-          [&]() -> absl::StatusOr<std::shared_ptr<const onednn::Primitive>> {
-            DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t src,
-                                   MatrixDesc(rows, args.k, args.trans_a, lda));
-            DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst, MatrixDesc(rows, cols, false, ldc));
-            DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t bias,
-                                   onednn::StridedDesc({1, cols}, {cols, 1}));
-            const dnnl_dims_t weight_dims = {args.k, cols};
-            dnnl_memory_desc_t weights;
-            DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
-                dnnl_memory_desc_init_by_tag(&weights, 2, weight_dims, dnnl_f32,
-                                             dnnl_format_tag_any),
-                "dnnl_memory_desc_init_by_tag(any)"));
-            dnnl_matmul_desc_t desc;
-            DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
-                dnnl_matmul_desc_init(&desc, &src, &weights, has_bias ? &bias : nullptr, &dst),
-                "dnnl_matmul_desc_init"));
-            return onednn::MakePrimitive(&desc, engine_.get(), activation_);
-          }));
   DFLOW_ASSIGN_OR_RETURN(plan.bias_md, onednn::StridedDesc({1, cols}, {cols, 1}));
+  const bool plain_weights = mode->weights == WeightsMode::kPlain;
+  DFLOW_ASSIGN_OR_RETURN(plan.primitive, GetPrimitive(args, rows, cols, ldc, plain_weights));
   const dnnl_memory_desc_t* weights_md = plan.Md(dnnl_query_weights_md);
   if (other != nullptr && dnnl_memory_desc_equal(other->Md(dnnl_query_weights_md), weights_md)) {
     plan.packed = other->packed;
     plan.weights = other->weights;
     return plan;
   }
-  DFLOW_ASSIGN_OR_RETURN(
-      dnnl_memory_desc_t all,
-      MatrixDesc(args.k, args.n, args.trans_b, args.trans_b ? args.k : args.n));
-  // Columns [first_col, first_col + cols) of the weights: a view with an offset, so
-  // that each column block has its own packed entry.
-  dnnl_memory_desc_t plain;
-  const dnnl_dims_t block_dims = {args.k, cols};
-  const dnnl_dims_t block_offsets = {0, first_col};
-  DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
-      dnnl_memory_desc_init_submemory(&plain, &all, block_dims, block_offsets),
-      "dnnl_memory_desc_init_submemory"));
-  DFLOW_ASSIGN_OR_RETURN(plan.packed, packed_.Get(engine_.get(), *args.weights, plain,
-                                                  *weights_md, args.weights_constant));
+  if (plain_weights) {
+    // The block's first weight: column first_col of row 0 ([k, n]), or row first_col
+    // ([n, k] when transposed).
+    const int64_t first = args.trans_b ? first_col * args.k : first_col;
+    plan.weights = static_cast<const char*>(args.weights->raw_data()) +
+                   first * static_cast<int64_t>(sizeof(float));
+    return plan;
+  }
+  DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t plain, WeightsBlockDesc(args, first_col, cols));
+  if (mode->weights == WeightsMode::kLookup) {
+    DFLOW_ASSIGN_OR_RETURN(plan.packed, packed_.Find(*args.weights, plain, *weights_md));
+    if (plan.packed == nullptr && !dnnl_memory_desc_equal(&plain, weights_md)) mode->stale = true;
+  } else {
+    DFLOW_ASSIGN_OR_RETURN(plan.packed, packed_.Get(engine_.get(), *args.weights, plain,
+                                                    *weights_md, args.weights_constant));
+  }
   plan.weights = plan.packed != nullptr ? plan.packed->buffer.get() : args.weights->raw_data();
   return plan;
 }
 
 absl::StatusOr<std::vector<DenseLayer::Plan>> DenseLayer::MakePlans(
-    const DenseArgs& args, const onednn::BatchSplit& split, bool columns) {
+    const DenseArgs& args, const onednn::BatchSplit& split, bool columns, PlanMode* mode) {
   std::vector<Plan> plans;
   if (columns) {
     for (int64_t s = 0; s < split.shards; ++s) {
       const int64_t first = s * split.block;
       const int64_t cols = std::min(split.block, args.n - first);
-      DFLOW_ASSIGN_OR_RETURN(Plan plan, MakePlan(args, args.m, first, cols, cols, nullptr));
+      DFLOW_ASSIGN_OR_RETURN(Plan plan,
+                             MakePlan(args, args.m, first, cols, cols, nullptr, mode));
       plans.push_back(std::move(plan));
     }
     return plans;
   }
   const int64_t last = args.m - (split.shards - 1) * split.block;
-  DFLOW_ASSIGN_OR_RETURN(Plan full, MakePlan(args, split.block, nullptr));
+  DFLOW_ASSIGN_OR_RETURN(Plan full, MakePlan(args, split.block, nullptr, mode));
   plans.push_back(full);
   if (last != split.block) {
-    DFLOW_ASSIGN_OR_RETURN(Plan rest, MakePlan(args, last, &full));
+    DFLOW_ASSIGN_OR_RETURN(Plan rest, MakePlan(args, last, &full, mode));
     plans.push_back(std::move(rest));
   }
   return plans;
 }
 
+absl::StatusOr<std::vector<DenseLayer::Plan>> DenseLayer::MakeVariablePlans(
+    const DenseArgs& args, const onednn::BatchSplit& split, bool columns) {
+  PlanMode mode;
+  if (weights_vary_.load(std::memory_order_relaxed)) {
+    mode.weights = WeightsMode::kPlain;
+  } else if (packed_variable_.load(std::memory_order_relaxed)) {
+    mode.weights = WeightsMode::kLookup;
+  }
+  DFLOW_ASSIGN_OR_RETURN(std::vector<Plan> plans, MakePlans(args, split, columns, &mode));
+  if (mode.weights == WeightsMode::kPack) packed_variable_.store(true, std::memory_order_relaxed);
+  if (!mode.stale) return plans;
+  // New values since they were packed: a variable being trained. Read plain from now on.
+  weights_vary_.store(true, std::memory_order_relaxed);
+  PlanMode plain{WeightsMode::kPlain};
+  return MakePlans(args, split, columns, &plain);
+}
+
 absl::StatusOr<std::shared_ptr<const std::vector<DenseLayer::Plan>>> DenseLayer::Plans(
     const DenseArgs& args, const onednn::BatchSplit& split, bool columns) {
   if (!args.weights_constant) {
-    DFLOW_ASSIGN_OR_RETURN(std::vector<Plan> plans, MakePlans(args, split, columns));
+    DFLOW_ASSIGN_OR_RETURN(std::vector<Plan> plans, MakeVariablePlans(args, split, columns));
     return std::make_shared<const std::vector<Plan>>(std::move(plans));
   }
   // The weights buffer identifies the values: a constant input's buffer is held by its
@@ -147,7 +191,8 @@ absl::StatusOr<std::shared_ptr<const std::vector<DenseLayer::Plan>>> DenseLayer:
       if (k == key) return plans;
     }
   }
-  DFLOW_ASSIGN_OR_RETURN(std::vector<Plan> made, MakePlans(args, split, columns));
+  PlanMode pack;
+  DFLOW_ASSIGN_OR_RETURN(std::vector<Plan> made, MakePlans(args, split, columns, &pack));
   auto plans = std::make_shared<const std::vector<Plan>>(std::move(made));
   std::lock_guard<std::mutex> lock(plan_sets_mu_);
   if (plan_sets_.size() >= kMaxPlanSets) plan_sets_.erase(plan_sets_.begin());

@@ -14,10 +14,15 @@
 // (784x512 floats are 1.6 MB, more than a core's L2) instead of all of them. A column
 // block is computed into a dense scratch and copied out: with the output's wider row
 // stride oneDNN falls back from brgemm to gemm:jit, which repacks the weights per call.
+// Weights that change between calls (a variable being trained) are not packed: after the
+// first call finds the packed copy stale, the layer reads them in their plain layout,
+// as oneDNN's matmul does with its own small copies of B; repacking 1.6 MB a step
+// (a memcmp, a copy and a reorder into fresh pages) took longer than the product.
 // Thread-safe: Run may be called concurrently.
 #ifndef DFLOW_KERNELS_CPU_DENSE_LAYER_H_
 #define DFLOW_KERNELS_CPU_DENSE_LAYER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -64,15 +69,36 @@ class DenseLayer {
   // Column blocks are multiples of this (oneDNN's packed weights are 64 columns wide).
   static constexpr int64_t kColumnBlock = 64;
 
-  absl::StatusOr<Plan> MakePlan(const DenseArgs& args, int64_t rows, const Plan* other);
+  // How a plan gets its weights: packed (made when missing), packed only when an entry
+  // for these values exists (else `stale` is set), or read in their plain layout.
+  enum class WeightsMode { kPack, kLookup, kPlain };
+  struct PlanMode {
+    WeightsMode weights = WeightsMode::kPack;
+    bool stale = false;
+  };
+  absl::StatusOr<Plan> MakePlan(const DenseArgs& args, int64_t rows, const Plan* other,
+                                PlanMode* mode);
   // The plan for `rows` rows and the columns [first_col, first_col + cols), written
   // with row stride `ldc`.
   absl::StatusOr<Plan> MakePlan(const DenseArgs& args, int64_t rows, int64_t first_col,
-                                int64_t cols, int64_t ldc, const Plan* other);
+                                int64_t cols, int64_t ldc, const Plan* other, PlanMode* mode);
+  // The primitive for those rows and columns; `plain_weights`: it reads the weights in
+  // their own layout, else in the layout oneDNN prefers.
+  absl::StatusOr<std::shared_ptr<const onednn::Primitive>> GetPrimitive(
+      const DenseArgs& args, int64_t rows, int64_t cols, int64_t ldc, bool plain_weights);
+  // Columns [first_col, first_col + cols) of the weights, as a [k, cols] view.
+  static absl::StatusOr<dnnl_memory_desc_t> WeightsBlockDesc(const DenseArgs& args,
+                                                             int64_t first_col, int64_t cols);
   // The plans for every shard of `split` (row blocks: the full and the last block's;
   // `columns`: one per column block).
   absl::StatusOr<std::vector<Plan>> MakePlans(const DenseArgs& args,
-                                              const onednn::BatchSplit& split, bool columns);
+                                              const onednn::BatchSplit& split, bool columns,
+                                              PlanMode* mode);
+  // The plans for weights that are not a constant input: packed the first time, then
+  // reused while the values stay the same, plain for good once they change.
+  absl::StatusOr<std::vector<Plan>> MakeVariablePlans(const DenseArgs& args,
+                                                      const onednn::BatchSplit& split,
+                                                      bool columns);
   // The same, kept for constant weights: making them looks up three caches (~1.5 us a
   // layer, most of the hand-off to the shards in the 2-thread MLP).
   absl::StatusOr<std::shared_ptr<const std::vector<Plan>>> Plans(
@@ -84,6 +110,10 @@ class DenseLayer {
   onednn::Activation activation_;
   onednn::ShapeCache<onednn::Primitive> primitives_;
   onednn::PackedWeightsCache packed_;
+  // Non-constant weights: set once a call has packed them, and `weights_vary_` once a
+  // later call finds different values (from then on they are read plain).
+  std::atomic<bool> packed_variable_{false};
+  std::atomic<bool> weights_vary_{false};
   // Plans for constant weights, by shape, split and weights buffer; the oldest go first.
   static constexpr size_t kMaxPlanSets = 8;
   std::mutex plan_sets_mu_;

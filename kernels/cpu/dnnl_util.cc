@@ -353,6 +353,36 @@ absl::Status Execute(const Primitive& p, dnnl_engine_t engine,
   return absl::OkStatus();
 }
 
+std::shared_ptr<const PackedWeights> PackedWeightsCache::FindLocked(
+    const Tensor& source, const dnnl_memory_desc_t& plain_md, const dnnl_memory_desc_t& packed_md,
+    bool constant) {
+  const char* values = static_cast<const char*>(source.raw_data());
+  const size_t bytes = source.TotalBytes();
+  if (constant && values != nullptr) {
+    for (const auto& e : entries_) {
+      if (e->constant_source.raw_data() == values && dnnl_memory_desc_equal(&e->md, &packed_md) &&
+          dnnl_memory_desc_equal(&e->plain_md, &plain_md)) {
+        return e;
+      }
+    }
+  }
+  for (const auto& e : entries_) {
+    if (dnnl_memory_desc_equal(&e->md, &packed_md) &&
+        dnnl_memory_desc_equal(&e->plain_md, &plain_md) && e->plain.size() == bytes &&
+        std::memcmp(e->plain.data(), values, bytes) == 0) {
+      return e;
+    }
+  }
+  return nullptr;
+}
+
+absl::StatusOr<std::shared_ptr<const PackedWeights>> PackedWeightsCache::Find(
+    const Tensor& source, const dnnl_memory_desc_t& plain_md, const dnnl_memory_desc_t& packed_md) {
+  if (dnnl_memory_desc_equal(&plain_md, &packed_md)) return nullptr;
+  std::lock_guard<std::mutex> lock(mu_);
+  return FindLocked(source, plain_md, packed_md, /*constant=*/false);
+}
+
 absl::StatusOr<std::shared_ptr<const PackedWeights>> PackedWeightsCache::Get(
     dnnl_engine_t engine, const Tensor& source, const dnnl_memory_desc_t& plain_md,
     const dnnl_memory_desc_t& packed_md, bool constant) {
@@ -361,21 +391,7 @@ absl::StatusOr<std::shared_ptr<const PackedWeights>> PackedWeightsCache::Get(
   const size_t bytes = source.TotalBytes();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (constant && values != nullptr) {
-      for (const auto& e : entries_) {
-        if (e->constant_source.raw_data() == values && dnnl_memory_desc_equal(&e->md, &packed_md) &&
-            dnnl_memory_desc_equal(&e->plain_md, &plain_md)) {
-          return e;
-        }
-      }
-    }
-    for (const auto& e : entries_) {
-      if (dnnl_memory_desc_equal(&e->md, &packed_md) &&
-          dnnl_memory_desc_equal(&e->plain_md, &plain_md) && e->plain.size() == bytes &&
-          std::memcmp(e->plain.data(), values, bytes) == 0) {
-        return e;
-      }
-    }
+    if (auto found = FindLocked(source, plain_md, packed_md, constant)) return found;
   }
   auto packed = std::make_shared<PackedWeights>();
   packed->plain_md = plain_md;

@@ -188,8 +188,18 @@ class PackedWeightsCache {
                                                            const dnnl_memory_desc_t& plain_md,
                                                            const dnnl_memory_desc_t& packed_md,
                                                            bool constant = false);
+  // The entry packed from values equal to `source`'s, or nullptr when there is none (or
+  // the layouts are equal); never packs.
+  absl::StatusOr<std::shared_ptr<const PackedWeights>> Find(const Tensor& source,
+                                                            const dnnl_memory_desc_t& plain_md,
+                                                            const dnnl_memory_desc_t& packed_md);
 
  private:
+  std::shared_ptr<const PackedWeights> FindLocked(const Tensor& source,
+                                                  const dnnl_memory_desc_t& plain_md,
+                                                  const dnnl_memory_desc_t& packed_md,
+                                                  bool constant) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   static constexpr size_t kMaxEntries = 4;
   std::mutex mu_;
   std::vector<std::shared_ptr<const PackedWeights>> entries_ ABSL_GUARDED_BY(mu_);

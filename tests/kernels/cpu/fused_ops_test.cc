@@ -107,7 +107,7 @@ TEST_CASE("_FusedMatMul equals MatMul, BiasAdd and the activation", "[fused][mat
   CheckNear(Values<float>(got), Values<float>(want), c.k > 300 ? 2e-4 : 1e-4);
 }
 
-NodeDef FusedMatMulNode(bool constant_weights) {
+NodeDef FusedMatMulNode(bool constant_weights, bool transpose_b = false) {
   NodeDef node;
   node.set_name("fc");
   node.set_op("_FusedMatMul");
@@ -119,13 +119,19 @@ NodeDef FusedMatMulNode(bool constant_weights) {
   (*node.mutable_attr())["num_args"] = one;
   (*node.mutable_attr())["fused_ops"] = Strings({"BiasAdd", "Relu"});
   if (constant_weights) (*node.mutable_attr())[kConstantInputsAttr] = IntList({1});
+  if (transpose_b) {
+    AttrValue yes;
+    yes.set_b(true);
+    (*node.mutable_attr())["transpose_b"] = yes;
+  }
   return node;
 }
 
 // The reference for one run: MatMul, BiasAdd, Relu unfused.
-std::vector<float> Reference(const Tensor& a, const Tensor& b, const Tensor& bias) {
+std::vector<float> Reference(const Tensor& a, const Tensor& b, const Tensor& bias,
+                             bool transpose_b = false) {
   OpTester matmul("MatMul", Registry());
-  matmul.Attr("T", DT_FLOAT).Input(a).Input(b);
+  matmul.Attr("T", DT_FLOAT).Attr("transpose_b", transpose_b).Input(a).Input(b);
   return Values<float>(Unfused(RunOp(matmul), bias, "Relu"));
 }
 
@@ -156,6 +162,28 @@ TEST_CASE("_FusedMatMul sees weights updated in place and reuses constant ones",
     absl::StatusOr<Tensor> second = kernel.Run({rows, wide, wide_bias});
     REQUIRE(second.ok());
     CheckNear(Values<float>(*second), Reference(rows, wide, wide_bias), 1e-5);
+  }
+  SECTION("weights that change every run (training) are read plain after the first") {
+    // Run 1 packs them, run 2 finds the pack stale and switches the layer to the
+    // weights' own layout; runs 3-5 stay there. Row shards and column blocks, with the
+    // weights as [k, n] and as [n, k] (transpose_b: each block starts k floats per
+    // column further on).
+    for (bool transpose_b : {false, true}) {
+      for (int64_t m : {64, 32}) {  // 64 rows: row shards; 32 rows: column blocks
+        INFO("transpose_b " << transpose_b << ", m " << m);
+        Tensor x = Random({m, 400}, 10);
+        Tensor w = transpose_b ? Random({320, 400}, 11) : Random({400, 320}, 11);
+        Tensor bias320 = Random({320}, 12);
+        KernelRunner kernel(FusedMatMulNode(false, transpose_b), Registry());
+        for (int run = 0; run < 5; ++run) {
+          float* values = w.flat<float>().data();
+          for (int64_t i = 0; i < w.NumElements(); ++i) values[i] += 0.01f * (run + 1);
+          absl::StatusOr<Tensor> out = kernel.Run({x, w, bias320});
+          REQUIRE(out.ok());
+          CheckNear(Values<float>(*out), Reference(x, w, bias320, transpose_b), 2e-4);
+        }
+      }
+    }
   }
   SECTION("constant weights: every run gives the same product") {
     KernelRunner kernel(FusedMatMulNode(true), Registry());
