@@ -4,15 +4,19 @@ softmax cross-entropy, GradientDescent, batch 64, as a TF 1 graph TF 2.21 writes
 (MetaGraph + checkpoint). Steady-state step time of tf.compat.v1.Session against
 `dflow bench --target=train` on the same files, 1 and 2 threads. Run by hand (needs TF):
 
-    /tmp/tfvenv/bin/python bench/training/run.py [--runs 200]
+    /tmp/tfvenv/bin/python bench/training/run.py [--runs 200] [--repeats 3]
 
 Writes bench/training/models/ (git-ignored) and prints a markdown table for
 bench/RESULTS.md. Both engines are fed the same batch (models/x.npy, models/labels.npy:
-uniform [0,1) images, label 0).
+uniform [0,1) images, label 0). PyTorch's eager step of the same MLP runs beside them
+(torch_mlp_step.py under --torch_python, default /tmp/torchvenv/bin/python; skipped
+when that does not exist). Each engine runs --repeats times, interleaved; the table
+gives the median of the repeats' medians and every repeat.
 """
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import time
 
@@ -79,21 +83,39 @@ def dflow_step_us(threads, runs):
   return json.loads(out.stdout)["latency_ms"]["median"] * 1e3
 
 
+def torch_step_us(python, threads, runs):
+  out = subprocess.run([python, os.path.join(HERE, "torch_mlp_step.py"), "--threads=%d" % threads,
+                        "--runs=%d" % runs], capture_output=True, text=True, check=True)
+  return float(out.stdout.strip())
+
+
 def main():
   parser = argparse.ArgumentParser()
   parser.add_argument("--runs", type=int, default=200)
+  parser.add_argument("--repeats", type=int, default=3)
+  parser.add_argument("--torch_python", default="/tmp/torchvenv/bin/python")
   args = parser.parse_args()
   os.makedirs(MODELS, exist_ok=True)
   write_model()
   np.save(os.path.join(MODELS, "x.npy"),
           np.random.default_rng(1).uniform(0, 1, (BATCH, 784)).astype(np.float32))
   np.save(os.path.join(MODELS, "labels.npy"), np.zeros(BATCH, np.int32))
-  print("| MLP 784-512-512-10 SGD step, batch 64 | threads | TF 2.21 Session µs | dflow µs | dflow/TF |")
-  print("| --- | --- | --- | --- | --- |")
+  have_torch = os.path.exists(args.torch_python)
+  print("| threads | TF 2.21 µs | dflow µs | PyTorch µs | dflow/TF | dflow/PyTorch |")
+  print("| --- | --- | --- | --- | --- | --- |")
   for threads in (1, 2):
-    t = tf_step_us(threads, args.runs)
-    d = dflow_step_us(threads, args.runs)
-    print("| | %d | %.0f | %.0f | %.2fx |" % (threads, t, d, d / t))
+    tf_us, dflow_us, torch_us = [], [], []
+    for _ in range(args.repeats):
+      tf_us.append(tf_step_us(threads, args.runs))
+      dflow_us.append(dflow_step_us(threads, args.runs))
+      if have_torch:
+        torch_us.append(torch_step_us(args.torch_python, threads, args.runs))
+    t, d = statistics.median(tf_us), statistics.median(dflow_us)
+    p = statistics.median(torch_us) if torch_us else float("nan")
+    cell = lambda m, all_: "**%.0f** (%s)" % (m, " / ".join("%.0f" % v for v in all_))
+    print("| %d | %s | %s | %s | %.2fx | %.2fx |" %
+          (threads, cell(t, tf_us), cell(d, dflow_us), cell(p, torch_us) if torch_us else "-",
+           d / t, d / p))
 
 
 if __name__ == "__main__":

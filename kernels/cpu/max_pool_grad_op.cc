@@ -99,10 +99,17 @@ std::vector<int64_t> IntsOf(const Tensor& t) {
 }
 
 // The gradient of one image: `out` (the input's shape, zeroed) gets each window's
-// gradient at the window's first maximum of `in`.
+// gradient at the window's first maximum of `in`. Channels are the innermost loop (they
+// are contiguous in NHWC): every channel of a window is scanned in the same order, so
+// the winner is each channel's first maximum as before, but the compare is a select the
+// compiler vectorises instead of a branch that mispredicts on every other element.
+// `best_value` and `best_index` are scratch of g.depth entries.
 template <typename T>
 void MaxPoolGradImage(const PoolGradGeometry& g, const ImageStrides& in_s,
-                      const ImageStrides& out_s, const T* in, const T* grad, T* out) {
+                      const ImageStrides& out_s, const T* in, const T* grad, T* out,
+                      T* best_value, int64_t* best_index) {
+  const int64_t depth = g.depth;
+  const int64_t ch = in_s.channel;
   for (int64_t oy = 0; oy < g.rows.output; ++oy) {
     const int64_t y0 = std::max<int64_t>(oy * g.rows.stride - g.rows.pad_before, 0);
     const int64_t y1 = std::min(oy * g.rows.stride - g.rows.pad_before + g.rows.size, g.rows.input);
@@ -110,16 +117,25 @@ void MaxPoolGradImage(const PoolGradGeometry& g, const ImageStrides& in_s,
       const int64_t x0 = std::max<int64_t>(ox * g.cols.stride - g.cols.pad_before, 0);
       const int64_t x1 =
           std::min(ox * g.cols.stride - g.cols.pad_before + g.cols.size, g.cols.input);
-      for (int64_t c = 0; c < g.depth; ++c) {
-        int64_t best = -1;
-        for (int64_t y = y0; y < y1; ++y) {
-          for (int64_t x = x0; x < x1; ++x) {
-            const int64_t i = y * in_s.row + x * in_s.col + c * in_s.channel;
-            if (best < 0 || in[best] < in[i]) best = i;
+      if (y0 >= y1 || x0 >= x1) continue;  // a window of padding only: no maximum
+      const int64_t first = y0 * in_s.row + x0 * in_s.col;
+      for (int64_t c = 0; c < depth; ++c) {
+        best_index[c] = first + c * ch;
+        best_value[c] = in[first + c * ch];
+      }
+      for (int64_t y = y0; y < y1; ++y) {
+        for (int64_t x = (y == y0 ? x0 + 1 : x0); x < x1; ++x) {
+          const int64_t base = y * in_s.row + x * in_s.col;
+          for (int64_t c = 0; c < depth; ++c) {
+            const T v = in[base + c * ch];
+            const bool greater = best_value[c] < v;  // NaN: never greater, never beaten
+            best_value[c] = greater ? v : best_value[c];
+            best_index[c] = greater ? base + c * ch : best_index[c];
           }
         }
-        if (best >= 0) out[best] += grad[oy * out_s.row + ox * out_s.col + c * out_s.channel];
       }
+      const T* window_grad = grad + oy * out_s.row + ox * out_s.col;
+      for (int64_t c = 0; c < depth; ++c) out[best_index[c]] += window_grad[c * out_s.channel];
     }
   }
 }
@@ -164,9 +180,11 @@ class MaxPoolGradOp : public OpKernel {
     const T* grad_data = ctx->input(2).data<T>();
     const int64_t cost = g.depth * g.rows.output * g.cols.output * g.rows.size * g.cols.size + 1;
     ParallelForElements(ctx, g.batch, cost, [&](int64_t begin, int64_t end) {
+      std::vector<T> best_value(g.depth);
+      std::vector<int64_t> best_index(g.depth);
       for (int64_t b = begin; b < end; ++b) {
         MaxPoolGradImage(g, in_s, grad_s, in_data + b * in_s.image, grad_data + b * grad_s.image,
-                         out_data + b * in_s.image);
+                         out_data + b * in_s.image, best_value.data(), best_index.data());
       }
     });
   }
