@@ -186,6 +186,12 @@ TEST_CASE("MaxPoolGrad matches a naive reference, NHWC and NCHW") {
       {2, 6, 7, 3, 3, 3, 2, 2, "EXPLICIT", {2, 1, 0, 2}},
       {1, 4, 4, 2, 5, 5, 1, 1, "SAME"},  // window larger than the input
       {9, 12, 12, 16, 3, 3, 2, 2, "SAME"},
+      // Disjoint windows (written directly, no accumulation): LeNet's pools, one with
+      // leftover rows and columns no window covers, one with gaps between windows.
+      {4, 28, 28, 6, 2, 2, 2, 2, "VALID"},
+      {2, 10, 10, 16, 2, 2, 2, 2, "SAME"},
+      {2, 9, 11, 7, 2, 2, 2, 2, "VALID"},
+      {2, 9, 9, 3, 2, 2, 3, 3, "VALID"},
   };
   uint32_t seed = 1;
   for (const PoolCase& k : cases) {
