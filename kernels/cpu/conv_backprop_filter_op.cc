@@ -95,17 +95,6 @@ absl::StatusOr<dnnl_memory_desc_t> HwioDesc(const Geometry& g) {
   return onednn::StridedDesc({oc, ic, g.rows.size, fw}, {1, oc, fw * ic * oc, ic * oc});
 }
 
-absl::StatusOr<dnnl_memory_desc_t> AnyDesc(std::initializer_list<int64_t> dims) {
-  dnnl_dims_t d = {};
-  int rank = 0;
-  for (int64_t v : dims) d[rank++] = v;
-  dnnl_memory_desc_t md;
-  DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
-      dnnl_memory_desc_init_by_tag(&md, rank, d, dnnl_f32, dnnl_format_tag_any),
-      "dnnl_memory_desc_init_by_tag(any)"));
-  return md;
-}
-
 // The primitive and, for each operand whose chosen layout is not the graph's, the
 // reorder between the two.
 struct BackwardWeightsPlan {
@@ -128,12 +117,15 @@ absl::StatusOr<std::shared_ptr<const BackwardWeightsPlan>> MakeBackwardWeights(
   DFLOW_ASSIGN_OR_RETURN(plan->diff_dst, onednn::ImageDesc(g.batch, g.out_depth, g.rows.output,
                                                            g.cols.output, nchw));
   DFLOW_ASSIGN_OR_RETURN(plan->diff_weights, HwioDesc(g));
-  DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t src,
-                         AnyDesc({g.batch, g.in_depth, g.rows.input, g.cols.input}));
-  DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst,
-                         AnyDesc({g.batch, g.out_depth, g.rows.output, g.cols.output}));
-  DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t weights,
-                         AnyDesc({g.out_depth, g.in_depth, g.rows.size, g.cols.size}));
+  DFLOW_ASSIGN_OR_RETURN(
+      dnnl_memory_desc_t src,
+      onednn::AnyLayoutDesc({g.batch, g.in_depth, g.rows.input, g.cols.input}));
+  DFLOW_ASSIGN_OR_RETURN(
+      dnnl_memory_desc_t dst,
+      onednn::AnyLayoutDesc({g.batch, g.out_depth, g.rows.output, g.cols.output}));
+  DFLOW_ASSIGN_OR_RETURN(
+      dnnl_memory_desc_t weights,
+      onednn::AnyLayoutDesc({g.out_depth, g.in_depth, g.rows.size, g.cols.size}));
   const dnnl_dims_t strides = {g.rows.stride, g.cols.stride};
   const dnnl_dims_t dilates = {g.rows.dilation - 1, g.cols.dilation - 1};  // oneDNN counts from 0
   const dnnl_dims_t pad_l = {g.rows.pad_before, g.cols.pad_before};

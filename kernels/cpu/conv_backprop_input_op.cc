@@ -134,12 +134,7 @@ absl::StatusOr<Geometry> MakeGeometry(const ConvAttrs& a, const std::vector<int6
 absl::StatusOr<dnnl_memory_desc_t> WeightsDesc(const Geometry& g, bool any_layout) {
   const int64_t fh = g.rows.size, fw = g.cols.size, ic = g.in_depth, oc = g.out_depth;
   if (!any_layout) return onednn::StridedDesc({ic, oc, fh, fw}, {oc, 1, fw * ic * oc, ic * oc});
-  const dnnl_dims_t dims = {ic, oc, fh, fw};
-  dnnl_memory_desc_t md;
-  DFLOW_RETURN_IF_ERROR(
-      onednn::DnnlStatus(dnnl_memory_desc_init_by_tag(&md, 4, dims, dnnl_f32, dnnl_format_tag_any),
-                         "dnnl_memory_desc_init_by_tag(any)"));
-  return md;
+  return onednn::AnyLayoutDesc({ic, oc, fh, fw});
 }
 
 absl::StatusOr<std::shared_ptr<const onednn::Primitive>> MakeDeconvPrimitive(const Geometry& g,

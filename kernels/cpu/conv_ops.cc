@@ -180,14 +180,7 @@ absl::StatusOr<dnnl_memory_desc_t> FilterDesc(const ConvGeometry& g, bool any_la
     strides = {oc / g.groups, 1, oc, fw * ic * oc, ic * oc};
   }
   if (!any_layout) return onednn::StridedDesc(dims, strides);
-  dnnl_dims_t d;
-  for (size_t i = 0; i < dims.size(); ++i) d[i] = dims[i];
-  dnnl_memory_desc_t md;
-  DFLOW_RETURN_IF_ERROR(
-      onednn::DnnlStatus(dnnl_memory_desc_init_by_tag(&md, static_cast<int>(dims.size()), d,
-                                                      dnnl_f32, dnnl_format_tag_any),
-                         "dnnl_memory_desc_init_by_tag(any)"));
-  return md;
+  return onednn::AnyLayoutDesc(dims);
 }
 
 absl::StatusOr<dnnl_memory_desc_t> BiasDesc(const ConvGeometry& g) {

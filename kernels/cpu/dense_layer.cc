@@ -66,16 +66,9 @@ absl::StatusOr<std::shared_ptr<const onednn::Primitive>> DenseLayer::GetPrimitiv
         DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t src, MatrixDesc(rows, args.k, args.trans_a, lda));
         DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst, MatrixDesc(rows, cols, false, ldc));
         DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t bias, onednn::StridedDesc({1, cols}, {cols, 1}));
-        dnnl_memory_desc_t weights;
-        if (plain_weights) {
-          DFLOW_ASSIGN_OR_RETURN(weights, MatrixDesc(args.k, cols, args.trans_b, ldb));
-        } else {
-          const dnnl_dims_t weight_dims = {args.k, cols};
-          DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
-              dnnl_memory_desc_init_by_tag(&weights, 2, weight_dims, dnnl_f32,
-                                           dnnl_format_tag_any),
-              "dnnl_memory_desc_init_by_tag(any)"));
-        }
+        DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t weights,
+                               plain_weights ? MatrixDesc(args.k, cols, args.trans_b, ldb)
+                                             : onednn::AnyLayoutDesc({args.k, cols}));
         dnnl_matmul_desc_t desc;
         DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
             dnnl_matmul_desc_init(&desc, &src, &weights, has_bias ? &bias : nullptr, &dst),

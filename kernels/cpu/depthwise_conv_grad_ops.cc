@@ -142,12 +142,7 @@ absl::StatusOr<Geometry> MakeGeometry(const char* label, const ConvAttrs& a,
 absl::StatusOr<dnnl_memory_desc_t> WeightsDesc(const Geometry& g, bool any_layout) {
   const int64_t fh = g.rows.size, fw = g.cols.size, c = g.depth, m = g.multiplier;
   if (!any_layout) return onednn::StridedDesc({c, m, 1, fh, fw}, {m, 1, c * m, fw * c * m, c * m});
-  const dnnl_dims_t dims = {c, m, 1, fh, fw};
-  dnnl_memory_desc_t md;
-  DFLOW_RETURN_IF_ERROR(
-      onednn::DnnlStatus(dnnl_memory_desc_init_by_tag(&md, 5, dims, dnnl_f32, dnnl_format_tag_any),
-                         "dnnl_memory_desc_init_by_tag(any)"));
-  return md;
+  return onednn::AnyLayoutDesc({c, m, 1, fh, fw});
 }
 
 // The forward primitive of a sub-batch of `n` images (the backward ones' hint) and the

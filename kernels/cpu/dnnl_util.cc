@@ -145,6 +145,18 @@ absl::StatusOr<dnnl_memory_desc_t> StridedDesc(const std::vector<int64_t>& dims,
   return md;
 }
 
+absl::StatusOr<dnnl_memory_desc_t> AnyLayoutDesc(const std::vector<int64_t>& dims) {
+  dnnl_dims_t d;
+  const int ndims = static_cast<int>(dims.size());
+  for (int i = 0; i < ndims; ++i) d[i] = dims[i];
+  dnnl_memory_desc_t md;
+  absl::Status status =
+      DnnlStatus(dnnl_memory_desc_init_by_tag(&md, ndims, d, dnnl_f32, dnnl_format_tag_any),
+                 "dnnl_memory_desc_init_by_tag(any)");
+  if (!status.ok()) return status;
+  return md;
+}
+
 absl::StatusOr<dnnl_memory_desc_t> ImageDesc(int64_t n, int64_t c, int64_t h, int64_t w,
                                              bool nchw) {
   const dnnl_dims_t dims = {n, c, h, w};

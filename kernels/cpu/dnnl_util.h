@@ -61,6 +61,8 @@ absl::StatusOr<EnginePtr> MakeCpuEngine();
 // A plain f32 memory descriptor with the given logical dims and strides (in elements).
 absl::StatusOr<dnnl_memory_desc_t> StridedDesc(const std::vector<int64_t>& dims,
                                                const std::vector<int64_t>& strides);
+// An f32 descriptor of `dims` whose layout the primitive picks (format any).
+absl::StatusOr<dnnl_memory_desc_t> AnyLayoutDesc(const std::vector<int64_t>& dims);
 // A 4-D f32 image descriptor, dims {N, C, H, W}, laid out NHWC or NCHW.
 absl::StatusOr<dnnl_memory_desc_t> ImageDesc(int64_t n, int64_t c, int64_t h, int64_t w, bool nchw);
 
