@@ -52,7 +52,8 @@ std::optional<std::vector<int64_t>> StaticDims(const Edge* edge) {
   return dims;
 }
 
-// Pad -> Conv2D (VALID or EXPLICIT): the zero pad becomes the convolution's own.
+// Pad -> Conv2D | DepthwiseConv2dNative (VALID or EXPLICIT): the zero pad becomes the
+// convolution's own.
 bool FoldPadIntoConv(Graph* graph, Node* conv) {
   const Edge* in = conv->input_edge(0);
   if (in == nullptr) return false;
@@ -259,10 +260,6 @@ std::optional<Chain> MatchChain(Node* root) {
   if ((!IsConvolution(*root) && root->op() != "MatMul") || !OnCpu(*root) || !IsFloat(*root)) {
     return std::nullopt;
   }
-  // _FusedDepthwiseConv2dNative has no explicit_paddings.
-  if (root->op() == "DepthwiseConv2dNative" && StringAttrOr(*root, "padding", "") == "EXPLICIT") {
-    return std::nullopt;
-  }
   const Edge* to_bias = SoleConsumer(*root);
   if (to_bias == nullptr || !IsFusible(*to_bias->dst, root->assigned_device())) {
     return std::nullopt;
@@ -285,19 +282,26 @@ std::optional<Chain> MatchChain(Node* root) {
   return chain;
 }
 
+// The fused op of a chain rooted at `root`. TF's _FusedDepthwiseConv2dNative takes no
+// explicit_paddings: dflow's own op does.
+const char* FusedOpName(const Node& root, bool explicit_pads) {
+  if (root.op() == "Conv2D") return "_FusedConv2D";
+  if (root.op() == "MatMul") return "_FusedMatMul";
+  return explicit_pads ? "_DflowFusedDepthwiseConv2dNative" : "_FusedDepthwiseConv2dNative";
+}
+
 NodeDef FusedDef(const Chain& chain) {
   const Node& root = *chain.root;
   NodeDef def;
   def.set_name(chain.last()->name());
-  def.set_op(root.op() == "Conv2D"                  ? "_FusedConv2D"
-             : root.op() == "DepthwiseConv2dNative" ? "_FusedDepthwiseConv2dNative"
-                                                    : "_FusedMatMul");
+  const bool explicit_pads = StringAttrOr(root, "padding", "") == "EXPLICIT";
+  def.set_op(FusedOpName(root, explicit_pads));
   def.set_device(chain.last()->requested_device());
   auto& attrs = *def.mutable_attr();
   for (const auto& [name, value] : root.def().attr()) {
     if (!absl::StartsWith(name, "_")) attrs[name] = value;  // not dflow's or TF's private marks
   }
-  if (root.op() == "DepthwiseConv2dNative") attrs.erase("explicit_paddings");
+  if (root.op() == "DepthwiseConv2dNative" && !explicit_pads) attrs.erase("explicit_paddings");
   attrs["num_args"].set_i(1);
   if (root.op() == "Conv2D") attrs["TArgs"].mutable_list()->add_type(DT_FLOAT);
   auto* fused_ops = attrs["fused_ops"].mutable_list();
@@ -430,7 +434,7 @@ absl::Status FuseCpuOps(Graph* graph) {
   // only Pad nodes, never a Conv2D of this list.
   std::vector<Node*> convs;
   for (Node* node : graph->nodes()) {
-    if (node->op() == "Conv2D" && OnCpu(*node) && IsFloat(*node)) convs.push_back(node);
+    if (IsConvolution(*node) && OnCpu(*node) && IsFloat(*node)) convs.push_back(node);
   }
   for (Node* conv : convs) FoldPadIntoConv(graph, conv);
   // By id, since a rewrite removes nodes later in the list; fused nodes get new ids and

@@ -4,17 +4,20 @@
 // intermediate tensor and dispatching one kernel per step.
 //
 // Rewrites, on float nodes assigned to one CPU device:
-//   Pad(x, const paddings) -> Conv2D (VALID or EXPLICIT)
-//       => Conv2D(x) with EXPLICIT padding (the zero pad folded into the convolution;
-//          only spatial pads, TF's "Pad" op, i.e. zeros).
+//   Pad(x, const paddings) -> Conv2D | DepthwiseConv2dNative (VALID or EXPLICIT)
+//       => the convolution of x with EXPLICIT padding (the zero pad folded into it;
+//          only spatial pads, TF's "Pad" op, i.e. zeros; Keras' ZeroPadding2D before
+//          MobileNet's and EfficientNet's stride-2 depthwise convolutions).
 //   Conv2D -> BiasAdd (same data_format) | Add/AddV2 with a rank-1 Const bias of the
 //   filter's out-channels (NHWC only) [-> Relu | Relu6]
 //       => _FusedConv2D(input, filter, bias) fused_ops ["BiasAdd"(, "Relu"|"Relu6")]
 //   Conv2D | DepthwiseConv2dNative -> FusedBatchNorm* (inference, Const statistics)
 //       => Conv -> BiasAdd with the batch norm folded into the weights
 //          (graph/batch_norm_folding.h), first, so the next rewrite fuses it.
-//   DepthwiseConv2dNative (not EXPLICIT) -> BiasAdd | Add [-> Relu | Relu6]
-//       => _FusedDepthwiseConv2dNative(input, filter, bias), as for Conv2D.
+//   DepthwiseConv2dNative -> BiasAdd | Add [-> Relu | Relu6]
+//       => _FusedDepthwiseConv2dNative(input, filter, bias), as for Conv2D; with
+//          EXPLICIT padding _DflowFusedDepthwiseConv2dNative (graph/ops/
+//          dflow_internal_ops.pbtxt: TF's fused op has no explicit_paddings).
 //   Conv2D | DepthwiseConv2dNative -> bias -> swish: Mul(x, Sigmoid(x)) (tf.nn.silu), or
 //   Mul(x, Sigmoid(Mul(beta, x))) with a scalar Const beta (Keras 3)
 //       => the fused convolution with fused_ops ["BiasAdd", "_DflowSwish"] and the float

@@ -38,7 +38,9 @@
 // output: each shard convolves slices of a few images into a scratch buffer small enough
 // to stay in L2 and max-pools the slice straight into the output, so the convolution's
 // output never goes out to memory and back (LeNet's first one is 9.4 MB at batch 500).
-// Convolutions that run as a matrix product convolve the whole batch, then pool.
+// Convolutions that run as a matrix product, and batches smaller than the pool (whose
+// slices would leave threads idle: a batch of 1 ran VGG16's pooled layers on one
+// thread), convolve the whole batch, then pool, each over every thread.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -49,6 +51,7 @@
 #include "graph/status_macros.h"
 #include "kernels/cpu/conv_column_fold.h"
 #include "kernels/cpu/conv_row_bands.h"
+#include "kernels/cpu/conv_winograd.h"
 #include "kernels/cpu/dense_layer.h"
 #include "kernels/cpu/conv_attrs.h"
 #include "kernels/cpu/dnnl_util.h"
@@ -193,16 +196,21 @@ struct ConvFusion {
   onednn::Activation activation;
 };
 
-absl::StatusOr<std::shared_ptr<const onednn::Primitive>> MakeConvPrimitive(const ConvAttrs& a,
-                                                                           const ConvFusion& f,
-                                                                           const ConvGeometry& g,
-                                                                           int64_t n,
-                                                                           dnnl_engine_t engine) {
+// The convolution primitive for `n` images: direct on the graph's layout, or, with
+// `winograd`, oneDNN's Winograd algorithm on activations in the layout it picks.
+absl::StatusOr<std::shared_ptr<const onednn::Primitive>> MakeConvPrimitive(
+    const ConvAttrs& a, const ConvFusion& f, const ConvGeometry& g, int64_t n, bool winograd,
+    dnnl_engine_t engine) {
   const bool nchw = a.layout.nchw;
   DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t src,
                          onednn::ImageDesc(n, g.in_depth, g.rows.input, g.cols.input, nchw));
   DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst,
                          onednn::ImageDesc(n, g.out_depth, g.rows.output, g.cols.output, nchw));
+  if (winograd) {
+    DFLOW_ASSIGN_OR_RETURN(src, onednn::AnyLayoutDesc({n, g.in_depth, g.rows.input, g.cols.input}));
+    DFLOW_ASSIGN_OR_RETURN(
+        dst, onednn::AnyLayoutDesc({n, g.out_depth, g.rows.output, g.cols.output}));
+  }
   DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t weights, FilterDesc(g, /*any_layout=*/true));
   const dnnl_dims_t strides = {g.rows.stride, g.cols.stride};
   // oneDNN counts dilation from 0 (TF's 1 is no dilation).
@@ -213,10 +221,42 @@ absl::StatusOr<std::shared_ptr<const onednn::Primitive>> MakeConvPrimitive(const
   dnnl_convolution_desc_t desc;
   DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
       dnnl_dilated_convolution_forward_desc_init(
-          &desc, dnnl_forward_inference, dnnl_convolution_direct, &src, &weights,
+          &desc, dnnl_forward_inference,
+          winograd ? dnnl_convolution_winograd : dnnl_convolution_direct, &src, &weights,
           f.bias ? &bias : nullptr, &dst, strides, dilates, pad_l, pad_r),
       "dnnl_dilated_convolution_forward_desc_init"));
   return onednn::MakePrimitive(&desc, engine, f.activation);
+}
+
+// A convolution's primitives for one shape: the convolution, and the reorders around it
+// when it reads and writes its own activation layout (Winograd, conv_winograd.h).
+struct ConvPrimitives {
+  std::shared_ptr<const onednn::Primitive> conv;
+  LayoutReorders reorders;
+};
+
+absl::StatusOr<std::shared_ptr<const ConvPrimitives>> MakeConvPrimitives(
+    const ConvAttrs& a, const ConvFusion& f, const ConvGeometry& g, int64_t n,
+    dnnl_engine_t engine) {
+  auto made = std::make_shared<ConvPrimitives>();
+  if (PreferWinograd(g.rows, g.cols, g.groups, g.in_depth, g.out_depth)) {
+    // oneDNN refuses what its Winograd kernels lack (the ISA, a post-op): direct then.
+    absl::StatusOr<std::shared_ptr<const onednn::Primitive>> winograd =
+        MakeConvPrimitive(a, f, g, n, /*winograd=*/true, engine);
+    if (winograd.ok()) {
+      const bool nchw = a.layout.nchw;
+      DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t src,
+                             onednn::ImageDesc(n, g.in_depth, g.rows.input, g.cols.input, nchw));
+      DFLOW_ASSIGN_OR_RETURN(
+          dnnl_memory_desc_t dst,
+          onednn::ImageDesc(n, g.out_depth, g.rows.output, g.cols.output, nchw));
+      DFLOW_ASSIGN_OR_RETURN(made->reorders, MakeLayoutReorders(**winograd, src, dst, engine));
+      made->conv = *std::move(winograd);
+      return made;
+    }
+  }
+  DFLOW_ASSIGN_OR_RETURN(made->conv, MakeConvPrimitive(a, f, g, n, /*winograd=*/false, engine));
+  return made;
 }
 
 // The MaxPool of a _DflowFusedConv2DMaxPool, over the convolution's output.
@@ -259,13 +299,36 @@ struct PoolStage {
 // of about half a megabyte stays in a core's L2 between the convolution and the pool.
 constexpr int64_t kPooledSliceBytes = 512 * 1024;
 
-// What one shard size needs: the primitive and the filter in its layout.
+// What one shard size needs: the primitives and the filter in their layout.
 struct ConvPlan {
-  std::shared_ptr<const onednn::Primitive> primitive;
+  std::shared_ptr<const ConvPrimitives> primitives;
   std::shared_ptr<const onednn::PackedWeights> packed;  // null: the filter as it is
   const void* weights = nullptr;                        // packed or the filter's data
 
-  const dnnl_memory_desc_t* WeightsMd() const { return primitive->Md(dnnl_query_weights_md); }
+  const onednn::Primitive& Conv() const { return *primitives->conv; }
+  const dnnl_memory_desc_t* WeightsMd() const { return Conv().Md(dnnl_query_weights_md); }
+  // Floats of scratch one execution needs for its activations' layout copies.
+  int64_t ScratchFloats() const { return primitives->reorders.ScratchFloats(); }
+};
+
+// Scratch for the layout copies of `slots` concurrent executions of `plans`: slot i's
+// part of one buffer (none when no plan copies).
+class PlanScratch {
+ public:
+  absl::Status Allocate(OpKernelContext* ctx, const std::vector<const ConvPlan*>& plans,
+                        int64_t slots) {
+    for (const ConvPlan* plan : plans) per_slot_ = std::max(per_slot_, plan->ScratchFloats());
+    if (per_slot_ == 0) return absl::OkStatus();
+    DFLOW_ASSIGN_OR_RETURN(buffer_, ctx->allocate_temp(DT_FLOAT, TensorShape({slots, per_slot_})));
+    return absl::OkStatus();
+  }
+  float* Slot(int64_t i) {
+    return per_slot_ == 0 ? nullptr : buffer_.data<float>() + i * per_slot_;
+  }
+
+ private:
+  int64_t per_slot_ = 0;
+  Tensor buffer_;
 };
 
 class Conv2DOp : public OpKernel {
@@ -354,20 +417,28 @@ class Conv2DOp : public OpKernel {
     DFLOW_ASSIGN_OR_RETURN(Tensor * out, ctx->allocate_output(0, out_shape));
     if (out->NumElements() == 0) return absl::OkStatus();
     stage.out = out->data<float>();
-    if (ctx->input(0).NumElements() != 0 && !IsMatrixProduct(attrs_, g, lanes_)) {
+    if (ctx->input(0).NumElements() != 0 && !IsMatrixProduct(attrs_, g, lanes_) &&
+        !UsesRowBands(g, NumThreads(ctx))) {
       return Convolve(ctx, g, bias, nullptr, &stage);
     }
+    // A matrix product, an empty sum, or a batch too small for the pool (whose slices
+    // would leave threads idle): the whole convolution, then the pool, both on every
+    // thread.
     DFLOW_ASSIGN_OR_RETURN(Tensor conv, ctx->allocate_temp(DT_FLOAT, conv_shape));
     DFLOW_RETURN_IF_ERROR(Convolve(ctx, g, bias, &conv, nullptr));
-    const onednn::BatchSplit split =
-        onednn::SplitBatch(g.batch, pg.FlopsPerImage(), NumThreads(ctx));
-    const float* conv_data = conv.data<float>();
-    return onednn::RunShards(ctx, g.batch, split, pg.FlopsPerImage(),
-                             [&](int64_t first, int64_t n) -> absl::Status {
-                               DFLOW_ASSIGN_OR_RETURN(auto p, PoolPrimitive(pg, n));
-                               return Pool(*p, conv_data + first * pg.InImage(),
-                                           stage.out + first * pg.OutImage());
-                             });
+    return RunPool(
+        ctx, pg, g.batch, attrs_.layout.nchw, engine_.get(),
+        [this](const PoolGeometry& sub, int64_t n) { return PoolPrimitive(sub, n); },
+        conv.data<float>(), stage.out);
+  }
+
+  // Whether an NHWC batch is too small to fill the pool, so that the convolution runs in
+  // bands of output rows (conv_row_bands.h).
+  bool UsesRowBands(const ConvGeometry& g, int threads) const {
+    if (attrs_.layout.nchw) return false;
+    if (onednn::SplitBatch(g.batch, g.FlopsPerImage(), threads).shards >= threads) return false;
+    return RowBandsPerImage(g.batch, g.rows.output, g.FlopsPerImage(), threads,
+                            onednn::kMinFlopsPerShard) > 1;
   }
 
   absl::StatusOr<std::shared_ptr<const onednn::Primitive>> PoolPrimitive(const PoolGeometry& g,
@@ -416,14 +487,12 @@ class Conv2DOp : public OpKernel {
     if (pool != nullptr) return RunPooled(ctx, g, filter, filter_constant, bias, *pool);
     const int threads = NumThreads(ctx);
     const onednn::BatchSplit split = onednn::SplitBatch(g.batch, g.FlopsPerImage(), threads);
-    if (!attrs_.layout.nchw && split.shards < threads) {
+    if (UsesRowBands(g, threads)) {
       const int64_t bands = RowBandsPerImage(g.batch, g.rows.output, g.FlopsPerImage(), threads,
                                              onednn::kMinFlopsPerShard);
-      if (bands > 1) {
-        DFLOW_ASSIGN_OR_RETURN(bool done,
-                               RunRowBands(ctx, g, bands, filter, filter_constant, bias, out));
-        if (done) return absl::OkStatus();
-      }
+      DFLOW_ASSIGN_OR_RETURN(bool done,
+                             RunRowBands(ctx, g, bands, filter, filter_constant, bias, out));
+      if (done) return absl::OkStatus();
     }
     // Plans for the (at most two) shard sizes, made here so that shards only execute.
     const int64_t last = g.batch - (split.shards - 1) * split.block;
@@ -437,17 +506,40 @@ class Conv2DOp : public OpKernel {
     const float* in_data = ctx->input(0).data<float>();
     float* out_data = out->data<float>();
     DFLOW_ASSIGN_OR_RETURN(const dnnl_memory_desc_t bias_md, BiasDesc(g));
+    PlanScratch scratch;
+    DFLOW_RETURN_IF_ERROR(scratch.Allocate(ctx, {&full, &rest}, split.shards));
     return onednn::RunShards(ctx, g.batch, split, g.FlopsPerImage(), [&](int64_t first, int64_t n) {
       return ExecutePlan(n == split.block ? full : rest, in_data + first * in_image, bias,
-                         bias_md, out_data + first * out_image);
+                         bias_md, out_data + first * out_image, scratch.Slot(first / split.block));
     });
   }
 
   // One execution of `plan` from `src` to `dst`, with the bias (laid out as `bias_md`)
-  // when there is one.
+  // when there is one; `scratch` holds plan.ScratchFloats() floats of layout copies.
   absl::Status ExecutePlan(const ConvPlan& plan, const float* src, const float* bias,
+                           const dnnl_memory_desc_t& bias_md, float* dst, float* scratch) {
+    const LayoutReorders& reorders = plan.primitives->reorders;
+    if (reorders.empty()) return ExecuteConv(plan, src, bias, bias_md, dst);
+    float* conv_src = scratch;
+    float* conv_dst = scratch + reorders.src_floats;
+    if (reorders.to_primitive != nullptr) {
+      DFLOW_RETURN_IF_ERROR(Reorder(*reorders.to_primitive, src, conv_src));
+      src = conv_src;
+    }
+    if (reorders.from_primitive == nullptr) return ExecuteConv(plan, src, bias, bias_md, dst);
+    DFLOW_RETURN_IF_ERROR(ExecuteConv(plan, src, bias, bias_md, conv_dst));
+    return Reorder(*reorders.from_primitive, conv_dst, dst);
+  }
+
+  absl::Status Reorder(const onednn::Primitive& p, const float* from, float* to) {
+    return onednn::Execute(p, engine_.get(),
+                           {{DNNL_ARG_FROM, p.Md(dnnl_query_src_md), from},
+                            {DNNL_ARG_TO, p.Md(dnnl_query_dst_md), to}});
+  }
+
+  absl::Status ExecuteConv(const ConvPlan& plan, const float* src, const float* bias,
                            const dnnl_memory_desc_t& bias_md, float* dst) {
-    const onednn::Primitive& p = *plan.primitive;
+    const onednn::Primitive& p = plan.Conv();
     if (bias == nullptr) {
       return onednn::Execute(p, engine_.get(),
                              {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), src},
@@ -466,20 +558,16 @@ class Conv2DOp : public OpKernel {
   absl::StatusOr<bool> RunRowBands(OpKernelContext* ctx, const ConvGeometry& g, int64_t bands,
                                    const Tensor& filter, bool filter_constant,
                                    const float* bias, Tensor* out) {
-    const int64_t rows_per_band = (g.rows.output + bands - 1) / bands;
-    bands = (g.rows.output + rows_per_band - 1) / rows_per_band;
-    std::vector<RowBand> row_bands;
+    std::optional<std::vector<RowBand>> split = SplitOutputRows(g.rows, bands);
+    if (!split.has_value()) return false;
+    const std::vector<RowBand>& row_bands = *split;
+    bands = static_cast<int64_t>(row_bands.size());
     std::vector<ConvPlan> plans;  // plans[j] runs row_bands[j]
-    for (int64_t j = 0; j < bands; ++j) {
-      const int64_t first = j * rows_per_band;
-      std::optional<RowBand> band =
-          OutputRowBand(g.rows, first, std::min(rows_per_band, g.rows.output - first));
-      if (!band.has_value()) return false;
+    for (const RowBand& band : row_bands) {
       ConvGeometry sub = g;
-      sub.rows = band->rows;
-      DFLOW_ASSIGN_OR_RETURN(
-          ConvPlan plan, Plan(sub, 1, filter, filter_constant, plans.empty() ? nullptr : &plans[0]));
-      row_bands.push_back(*band);
+      sub.rows = band.rows;
+      DFLOW_ASSIGN_OR_RETURN(ConvPlan plan, Plan(sub, 1, filter, filter_constant,
+                                                 plans.empty() ? nullptr : &plans[0]));
       plans.push_back(std::move(plan));
     }
     const int64_t in_image = g.in_depth * g.rows.input * g.cols.input;
@@ -490,6 +578,10 @@ class Conv2DOp : public OpKernel {
     float* out_data = out->data<float>();
     DFLOW_ASSIGN_OR_RETURN(const dnnl_memory_desc_t bias_md, BiasDesc(g));
     const int64_t units = g.batch * bands;
+    std::vector<const ConvPlan*> plan_list;
+    for (const ConvPlan& plan : plans) plan_list.push_back(&plan);
+    PlanScratch scratch;
+    DFLOW_RETURN_IF_ERROR(scratch.Allocate(ctx, plan_list, units));
     const double flops_per_band = g.FlopsPerImage() / static_cast<double>(bands);
     DFLOW_RETURN_IF_ERROR(onednn::RunShards(
         ctx, units, onednn::BatchSplit{units, 1}, flops_per_band,
@@ -499,7 +591,8 @@ class Conv2DOp : public OpKernel {
             const RowBand& band = row_bands[u % bands];
             const float* src = in_data + image * in_image + band.first_input_row * in_row;
             float* dst = out_data + image * out_image + band.first_output_row * out_row;
-            DFLOW_RETURN_IF_ERROR(ExecutePlan(plans[u % bands], src, bias, bias_md, dst));
+            DFLOW_RETURN_IF_ERROR(
+                ExecutePlan(plans[u % bands], src, bias, bias_md, dst, scratch.Slot(u)));
           }
           return absl::OkStatus();
         }));
@@ -536,16 +629,21 @@ class Conv2DOp : public OpKernel {
     const int64_t stride = (slice * conv_image + 15) / 16 * 16;  // 64-byte aligned slices
     DFLOW_ASSIGN_OR_RETURN(Tensor scratch,
                            ctx->allocate_temp(DT_FLOAT, TensorShape({split.shards, stride})));
+    std::vector<const ConvPlan*> plan_list;
+    for (const ConvPlan& plan : plans) plan_list.push_back(&plan);
+    PlanScratch copies;
+    DFLOW_RETURN_IF_ERROR(copies.Allocate(ctx, plan_list, split.shards));
     const int64_t in_image = g.in_depth * g.rows.input * g.cols.input;
     const float* in_data = ctx->input(0).data<float>();
     DFLOW_ASSIGN_OR_RETURN(const dnnl_memory_desc_t bias_md, BiasDesc(g));
     return onednn::RunShards(ctx, g.batch, split, flops, [&](int64_t first, int64_t count) {
       float* buffer = scratch.data<float>() + (first / split.block) * stride;
+      float* copy = copies.Slot(first / split.block);
       for (int64_t done = 0; done < count;) {
         const int64_t n = std::min(slice, count - done);
         const size_t k = std::find(sizes.begin(), sizes.end(), n) - sizes.begin();
         const float* src = in_data + (first + done) * in_image;
-        DFLOW_RETURN_IF_ERROR(ExecutePlan(plans[k], src, bias, bias_md, buffer));
+        DFLOW_RETURN_IF_ERROR(ExecutePlan(plans[k], src, bias, bias_md, buffer, copy));
         DFLOW_RETURN_IF_ERROR(Pool(*pools[k], buffer, pool.out + (first + done) * pg.OutImage()));
         done += n;
       }
@@ -602,8 +700,8 @@ class Conv2DOp : public OpKernel {
   absl::StatusOr<ConvPlan> Plan(const ConvGeometry& g, int64_t n, const Tensor& filter,
                                 bool filter_constant, const ConvPlan* other) {
     ConvPlan plan;
-    DFLOW_ASSIGN_OR_RETURN(plan.primitive, primitives_.GetOrCreate(g.Key(n), [&] {
-      return MakeConvPrimitive(attrs_, fusion_, g, n, engine_.get());
+    DFLOW_ASSIGN_OR_RETURN(plan.primitives, primitives_.GetOrCreate(g.Key(n), [&] {
+      return MakeConvPrimitives(attrs_, fusion_, g, n, engine_.get());
     }));
     if (other != nullptr && dnnl_memory_desc_equal(other->WeightsMd(), plan.WeightsMd())) {
       plan.packed = other->packed;
@@ -625,7 +723,7 @@ class Conv2DOp : public OpKernel {
   int lanes_ = DnnlVectorLanes();      // for ChooseColumnFold
   std::unique_ptr<DenseLayer> dense_;  // for convolutions that are a matrix product
   onednn::EnginePtr engine_;
-  onednn::ShapeCache<onednn::Primitive> primitives_;
+  onednn::ShapeCache<ConvPrimitives> primitives_;
   onednn::ShapeCache<onednn::Primitive> pool_primitives_;
   onednn::PackedWeightsCache packed_filters_;
 };
@@ -639,7 +737,8 @@ absl::Status RegisterConvKernels(KernelRegistry* registry) {
       KernelDefBuilder("_FusedConv2D").Device("CPU").TypeConstraint<float>("T")));
   DFLOW_RETURN_IF_ERROR(registry->Register<Conv2DOp>(
       KernelDefBuilder("_DflowFusedConv2DMaxPool").Device("CPU").TypeConstraint<float>("T")));
-  for (const char* op : {"DepthwiseConv2dNative", "_FusedDepthwiseConv2dNative"}) {
+  for (const char* op : {"DepthwiseConv2dNative", "_FusedDepthwiseConv2dNative",
+                         "_DflowFusedDepthwiseConv2dNative"}) {
     DFLOW_RETURN_IF_ERROR(registry->Register(
         KernelDefBuilder(op).Device("CPU").TypeConstraint<float>("T"),
         [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {

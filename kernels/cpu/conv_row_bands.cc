@@ -24,6 +24,19 @@ std::optional<RowBand> OutputRowBand(const WindowDim& rows, int64_t first, int64
   return band;
 }
 
+std::optional<std::vector<RowBand>> SplitOutputRows(const WindowDim& rows, int64_t bands) {
+  if (bands <= 0 || rows.output <= 0) return std::nullopt;
+  const int64_t rows_per_band = (rows.output + bands - 1) / bands;
+  std::vector<RowBand> split;
+  for (int64_t first = 0; first < rows.output; first += rows_per_band) {
+    std::optional<RowBand> band =
+        OutputRowBand(rows, first, std::min(rows_per_band, rows.output - first));
+    if (!band.has_value()) return std::nullopt;
+    split.push_back(*band);
+  }
+  return split;
+}
+
 int64_t RowBandsPerImage(int64_t batch, int64_t output_rows, double flops_per_image,
                          int threads, double min_flops) {
   if (batch <= 0 || threads <= batch || output_rows <= 1) return 1;

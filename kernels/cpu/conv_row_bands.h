@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "kernels/cpu/window_geometry.h"
 
@@ -33,6 +34,11 @@ struct RowBand {
 // `rows` (after ComputeWindow); nullopt when the band reads no input row at all (it
 // lies wholly in padding) or the range is not inside the output.
 std::optional<RowBand> OutputRowBand(const WindowDim& rows, int64_t first, int64_t count);
+
+// The output rows split into about `bands` bands of equal height (the last may be
+// shorter; fewer bands when the rows do not divide evenly); nullopt when a band would
+// read only padding.
+std::optional<std::vector<RowBand>> SplitOutputRows(const WindowDim& rows, int64_t bands);
 
 // How many bands each of `batch` images is split into so that `threads` workers each
 // get work: 1 when the batch alone fills them, else at most ceil(threads / batch) and

@@ -207,11 +207,17 @@ absl::Status DenseLayer::Run(OpKernelContext* ctx, const DenseArgs& args) {
   if (args.m == 0 || args.n == 0) return absl::OkStatus();
   if (args.k == 0) return RunEmptySum(args);
   const double flops_per_row = 2.0 * static_cast<double>(args.k) * static_cast<double>(args.n);
+  const int threads = NumThreads(ctx);
   const onednn::BatchSplit split =
-      onednn::SplitBatch(args.m, flops_per_row, NumThreads(ctx), kMinFlopsPerShard);
-  if (split.shards > 1 && split.block < kMaxRowsForColumnSplit &&
-      args.n >= split.shards * kColumnBlock) {
-    return RunColumnBlocks(ctx, args, split.shards);
+      onednn::SplitBatch(args.m, flops_per_row, threads, kMinFlopsPerShard);
+  // Few rows (a batch of 1 at serving time: VGG16's fc1 is a 411 MB matrix-vector
+  // product, bound by memory bandwidth) split the columns over the pool instead.
+  const int64_t column_shards = std::min<int64_t>(
+      threads, static_cast<int64_t>(flops_per_row * static_cast<double>(args.m) /
+                                    kMinFlopsPerShard));
+  if (column_shards > 1 && split.block < kMaxRowsForColumnSplit &&
+      args.n >= column_shards * kColumnBlock) {
+    return RunColumnBlocks(ctx, args, column_shards);
   }
   // Plans for the (at most two) block sizes, made here so that shards only execute.
   DFLOW_ASSIGN_OR_RETURN(std::shared_ptr<const std::vector<Plan>> plans,

@@ -98,25 +98,11 @@ class PoolOp : public OpKernel {
         TensorShape::Make(ImageDims(layout_, batch, g.rows.output, g.cols.output, g.depth)));
     OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, out_shape));
     if (out->NumElements() == 0) return;
-    const onednn::BatchSplit split =
-        onednn::SplitBatch(batch, g.FlopsPerImage(), NumThreads(ctx));
-    const int64_t last = batch - (split.shards - 1) * split.block;
-    OP_ASSIGN_OR_RETURN(ctx, auto full, Primitive(g, split.block));
-    auto rest = full;
-    if (last != split.block) {
-      OP_ASSIGN_OR_RETURN(ctx, rest, Primitive(g, last));
-    }
-    const float* in_data = ctx->input(0).data<float>();
-    float* out_data = out->data<float>();
-    OP_REQUIRES_OK(
-        ctx,
-        onednn::RunShards(ctx, batch, split, g.FlopsPerImage(), [&](int64_t first, int64_t n) {
-          const onednn::Primitive& p = n == split.block ? *full : *rest;
-          return onednn::Execute(
-              p, engine_.get(),
-              {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), in_data + first * g.InImage()},
-               {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), out_data + first * g.OutImage()}});
-        }));
+    OP_REQUIRES_OK(ctx, RunPool(ctx, g, batch, layout_.nchw, engine_.get(),
+                                [this](const PoolGeometry& sub, int64_t n) {
+                                  return Primitive(sub, n);
+                                },
+                                ctx->input(0).data<float>(), out->data<float>()));
   }
 
  private:

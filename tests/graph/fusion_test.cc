@@ -212,6 +212,37 @@ TEST_CASE("A Pad into a SAME convolution stays", "[fusion]") {
   CHECK(Inputs(*g, "pool")[0] == "pad");
 }
 
+TEST_CASE("A Pad folds into a depthwise convolution: _DflowFusedDepthwiseConv2dNative",
+          "[fusion]") {
+  // MobileNet's ZeroPadding2D before a stride-2 depthwise convolution.
+  std::string text = absl::StrCat(LeNetLayer("relu6"), Op("relu6", "Relu6", "input: 'add'"));
+  const std::string conv = "op: 'Conv2D'";
+  text.replace(text.find(conv), conv.size(), "op: 'DepthwiseConv2dNative'");
+  std::unique_ptr<Graph> g = Fused(text);
+  CHECK(g->FindNode("pad") == nullptr);
+  const Node* fused = g->FindNode("relu6");
+  REQUIRE(fused != nullptr);
+  CHECK(fused->op() == "_DflowFusedDepthwiseConv2dNative");
+  CHECK(Inputs(*g, "relu6") == std::vector<std::string>{"x", "w/read", "b/read"});
+  CHECK(FusedOps(*fused) == std::vector<std::string>{"BiasAdd", "Relu6"});
+  CHECK(fused->attr("padding")->s() == "EXPLICIT");
+  CHECK(Ints(*fused, "explicit_paddings") == std::vector<int64_t>{0, 0, 2, 2, 1, 3, 0, 0});
+}
+
+TEST_CASE("An unpadded depthwise convolution fuses as TF's _FusedDepthwiseConv2dNative",
+          "[fusion]") {
+  std::string text = absl::StrCat(
+      kInput, FloatConst("w", {3, 3, 1, 4}), FloatConst("b", {4}),
+      Op("conv", "DepthwiseConv2dNative", "input: 'x' input: 'w'", ConvAttrs("SAME")),
+      Op("add", "BiasAdd", "input: 'conv' input: 'b'"));
+  std::unique_ptr<Graph> g = Fused(text);
+  const Node* fused = g->FindNode("add");
+  REQUIRE(fused != nullptr);
+  CHECK(fused->op() == "_FusedDepthwiseConv2dNative");
+  CHECK(fused->attr("padding")->s() == "SAME");
+  CHECK(fused->attr("explicit_paddings") == nullptr);
+}
+
 TEST_CASE("MatMul, BiasAdd and Relu become _FusedMatMul with its transposes", "[fusion]") {
   std::unique_ptr<Graph> g =
       Fused(absl::StrCat(kInput, FloatConst("w", {10, 4}), FloatConst("b", {10}),

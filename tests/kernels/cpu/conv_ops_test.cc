@@ -377,3 +377,20 @@ TEST_CASE("Conv2D of one image runs in bands of output rows on the pool") {
 }
 
 }  // namespace dflow
+
+namespace dflow {
+namespace {
+
+TEST_CASE("Conv2D runs large 3x3 convolutions as Winograd (conv_winograd.h) with direct results") {
+  // Each case passes PreferWinograd, whole (batch shards) or in two row bands of one
+  // image (the pool's 2 threads); oneDNN's Winograd on blocked activations, reordered
+  // from and back to the graph's layout, agrees with the naive sums.
+  CheckAgainstNaive({1, 28, 28, 64, 3, 3, 64, 64, "SAME"}, false, 51);   // bands of 14x28
+  CheckAgainstNaive({1, 40, 30, 32, 3, 3, 32, 48, "VALID"}, false, 52);  // odd rows
+  CheckAgainstNaive({3, 20, 24, 16, 3, 3, 16, 64, "EXPLICIT", 1, 1, 1, 1, {1, 0, 2, 1}}, false,
+                    53);                                                   // uneven pads, shards
+  CheckAgainstNaive({2, 24, 24, 32, 3, 3, 32, 64, "SAME"}, true, 54);    // NCHW
+}
+
+}  // namespace
+}  // namespace dflow

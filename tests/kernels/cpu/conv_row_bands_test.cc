@@ -55,6 +55,22 @@ TEST_CASE("OutputRowBand refuses bands outside the output or wholly in padding")
   CHECK(OutputRowBand(padded, 3, 3).has_value());
 }
 
+TEST_CASE("SplitOutputRows: equal bands, the last shorter, covering every output row") {
+  auto split = SplitOutputRows(SameRows(), 3);  // 7 rows: 3 + 3 + 1
+  REQUIRE(split.has_value());
+  REQUIRE(split->size() == 3);
+  CHECK((*split)[0].first_output_row == 0);
+  CHECK((*split)[1].first_output_row == 3);
+  CHECK((*split)[2].first_output_row == 6);
+  CHECK((*split)[2].rows.output == 1);
+  CHECK((*split)[0].rows.pad_before == 1);
+  CHECK((*split)[2].rows.pad_after == 1);
+  split = SplitOutputRows(SameRows(), 4);  // 2 rows a band: 4 bands, the last of 1
+  REQUIRE(split.has_value());
+  CHECK(split->size() == 4);
+  CHECK_FALSE(SplitOutputRows(SameRows(), 0).has_value());
+}
+
 TEST_CASE("RowBandsPerImage fills the pool only where the batch does not") {
   CHECK(RowBandsPerImage(1, 56, 1e9, 2, 4e6) == 2);
   CHECK(RowBandsPerImage(1, 56, 1e9, 8, 4e6) == 8);

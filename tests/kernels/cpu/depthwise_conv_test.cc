@@ -1,6 +1,7 @@
 // DepthwiseConv2dNative CPU kernel (kernels/cpu/conv_ops.cc, oneDNN's grouped convolution)
 // against TensorFlow's own numbers, a naive depthwise convolution written here, and TF's
 // error cases.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -305,6 +306,38 @@ TEST_CASE("One DepthwiseConv2dNative kernel sees a filter updated in place") {
     f[5 + step] += 0.5f;
     filter.flat<float>()[5 + step] = f[5 + step];
   }
+}
+
+TEST_CASE("_DflowFusedDepthwiseConv2dNative: a folded Pad as EXPLICIT pads, bias and Relu6") {
+  // graph/fusion.h folds Keras' ZeroPadding2D into MobileNet's stride-2 depthwise
+  // convolutions; TF's _FusedDepthwiseConv2dNative has no explicit_paddings.
+  const DepthwiseCase k = {1, 57, 56, 32, 3, 3, 1, "EXPLICIT", 2, 2, 1, 1, {0, 1, 0, 1}};
+  std::vector<float> x = RandomValues(k.n * k.h * k.w * k.c, 61);
+  for (float& v : x) v *= 8.0f;  // so that Relu6 clips some outputs
+  const std::vector<float> f = RandomValues(k.fh * k.fw * k.c * k.m, 62);
+  const std::vector<float> bias = RandomValues(k.c * k.m, 63);
+  std::vector<int64_t> shape;
+  std::vector<float> want = NaiveDepthwise(k, x, f, &shape);
+  for (size_t i = 0; i < want.size(); ++i) {
+    want[i] = std::min(std::max(want[i] + bias[i % bias.size()], 0.0f), 6.0f);
+  }
+  AttrValue fused_ops;
+  for (const char* op : {"BiasAdd", "Relu6"}) fused_ops.mutable_list()->add_s(op);
+  OpTester t("_DflowFusedDepthwiseConv2dNative", Registry());
+  t.Attr("T", DT_FLOAT)
+      .Attr("padding", "EXPLICIT")
+      .Attr("explicit_paddings", std::vector<int64_t>{0, 0, 0, 1, 0, 1, 0, 0})
+      .Attr("strides", std::vector<int64_t>{1, 2, 2, 1})
+      .Attr("num_args", 1)
+      .Attr("fused_ops", fused_ops)
+      .Input(Filled<float>({k.n, k.h, k.w, k.c}, x))
+      .Input(Filled<float>({k.fh, k.fw, k.c, k.m}, f))
+      .Input(Filled<float>({k.c * k.m}, bias));
+  auto got = t.RunOne();
+  INFO(got.status().ToString());
+  REQUIRE(got.ok());
+  CHECK(testing::DimsOf(*got) == shape);
+  CheckNear(Values<float>(*got), want, 1e-4);
 }
 
 }  // namespace

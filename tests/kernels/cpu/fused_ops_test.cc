@@ -75,7 +75,9 @@ TEST_CASE("_FusedMatMul equals MatMul, BiasAdd and the activation", "[fused][mat
                                 MatMulCase{65, 300, 70, false, true},
                                 // Few rows: column blocks of 192 + 138 (and 320 + 200).
                                 MatMulCase{32, 700, 330, true, true},
-                                MatMulCase{16, 600, 520, false, true});
+                                MatMulCase{16, 600, 520, false, true},
+                                // One row (a batch of 1): column blocks over the 2 threads.
+                                MatMulCase{1, 2000, 600}, MatMulCase{1, 900, 700, true, true});
   const std::string activation = GENERATE(std::string(), std::string("Relu"),
                                           std::string("Relu6"));
   INFO(c.m << "x" << c.k << "x" << c.n << " ta=" << c.ta << " tb=" << c.tb << " " << activation);
@@ -235,6 +237,9 @@ struct FusedConvCase {
   std::vector<int64_t> explicit_paddings;  // 8 in data_format order, or empty
   std::string format = "NHWC";
   std::vector<int64_t> strides = {1, 1, 1, 1};
+  // Winograd adds the bias in its own order: sums of 576 terms up to 4 in magnitude
+  // (about 50) then differ from the unfused ones by float rounding, ~1e-4.
+  double eps = 1e-5;
 };
 
 TEST_CASE("_FusedConv2D equals Conv2D, BiasAdd and the activation", "[fused][conv]") {
@@ -247,7 +252,9 @@ TEST_CASE("_FusedConv2D equals Conv2D, BiasAdd and the activation", "[fused][con
       FusedConvCase{"1x1 strided", {3, 7, 9, 8}, {1, 1, 8, 5}, "VALID", {}, "NHWC", {1, 2, 2, 1}},
       FusedConvCase{"NCHW, SAME", {4, 3, 9, 8}, {3, 3, 3, 7}, "SAME", {}, "NCHW"},
       FusedConvCase{"NCHW whole window (not a product in NCHW)", {4, 3, 5, 5}, {5, 5, 3, 7},
-                    "VALID", {}, "NCHW"});
+                    "VALID", {}, "NCHW"},
+      FusedConvCase{"3x3, 64 channels: Winograd with the post-ops", {1, 28, 28, 64},
+                    {3, 3, 64, 64}, "SAME", {}, "NHWC", {1, 1, 1, 1}, 3e-4});
   const std::string activation = GENERATE(std::string(), std::string("Relu"),
                                           std::string("Relu6"));
   INFO(c.label << " " << activation);
@@ -275,7 +282,7 @@ TEST_CASE("_FusedConv2D equals Conv2D, BiasAdd and the activation", "[fused][con
   fused.Input(input).Input(filter).Input(bias);
   const Tensor got = RunOp(fused);
   CHECK(testing::DimsOf(got) == testing::DimsOf(want));
-  CheckNear(Values<float>(got), Values<float>(want), 1e-5);
+  CheckNear(Values<float>(got), Values<float>(want), c.eps);
 }
 
 TEST_CASE("_FusedConv2D rejects a bias that is not per output channel", "[fused][conv]") {

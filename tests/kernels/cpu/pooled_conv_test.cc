@@ -135,7 +135,13 @@ TEST_CASE("_DflowFusedConv2DMaxPool equals _FusedConv2D then MaxPool", "[fused][
       Case{"1x1: a matrix product, pooled after", {7, 6, 6, 4}, {1, 1, 4, 5}, "VALID", {}, {2, 2},
            {2, 2}, "SAME"},
       Case{"whole-input filter: a matrix product", {11, 5, 5, 16}, {5, 5, 16, 12}, "VALID", {},
-           {1, 1}, {1, 1}, "VALID"});
+           {1, 1}, {1, 1}, "VALID"},
+      // One image on two threads: convolved in row bands (Winograd here), then pooled in
+      // row bands.
+      Case{"one image, 2x2/2 pool", {1, 64, 64, 16}, {3, 3, 16, 64}, "SAME", {}, {2, 2}, {2, 2},
+           "VALID"},
+      Case{"one image, odd sizes, 3x3/2 SAME pool", {1, 45, 37, 16}, {3, 3, 16, 48}, "SAME", {},
+           {3, 3}, {2, 2}, "SAME"});
   const std::string activation = GENERATE(std::string(), std::string("Relu"));
   const int threads = GENERATE(1, 2);
   INFO(c.label << " " << activation << " threads " << threads);

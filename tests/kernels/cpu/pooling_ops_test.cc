@@ -136,6 +136,15 @@ TEST_CASE("Pooling on batches large enough to shard over the pool") {
   }
 }
 
+TEST_CASE("Pooling of one image runs in bands of output rows on the pool") {
+  // pool_primitive.h RunPool: >= 2M window reads, the pool's 2 threads; each band keeps
+  // the padding of the edge it touches (AvgPool excludes it).
+  for (const char* op : {"MaxPool", "AvgPool"}) {
+    CheckAgainstNaive(op, {1, 96, 96, 32, 3, 3, 1, 1, "SAME"}, false, 7);
+    CheckAgainstNaive(op, {1, 101, 90, 40, 3, 2, 1, 1, "SAME"}, false, 8);
+  }
+}
+
 TEST_CASE("MaxPoolV2 takes ksize and strides as inputs") {
   const PoolCase k = {2, 7, 6, 3, 3, 2, 2, 2, "SAME"};
   const std::vector<float> x = RandomValues(2 * 7 * 6 * 3, 9);
