@@ -432,13 +432,21 @@ class Conv2DOp : public OpKernel {
         conv.data<float>(), stage.out);
   }
 
+  // The least work a row band must carry. A depthwise (grouped) convolution does 9
+  // multiply-adds per value it loads where a dense one does hundreds: bound by memory,
+  // it pays a hand-off at an eighth of a dense shard's flops (EfficientNetB0's 28x28x240
+  // depthwise layer, 3.4 MFLOP, ran on one of two threads).
+  static double MinFlopsPerBand(const ConvGeometry& g) {
+    return g.groups > 1 ? onednn::kMinFlopsPerShard / 8 : onednn::kMinFlopsPerShard;
+  }
+
   // Whether an NHWC batch is too small to fill the pool, so that the convolution runs in
   // bands of output rows (conv_row_bands.h).
   bool UsesRowBands(const ConvGeometry& g, int threads) const {
     if (attrs_.layout.nchw) return false;
     if (onednn::SplitBatch(g.batch, g.FlopsPerImage(), threads).shards >= threads) return false;
     return RowBandsPerImage(g.batch, g.rows.output, g.FlopsPerImage(), threads,
-                            onednn::kMinFlopsPerShard) > 1;
+                            MinFlopsPerBand(g)) > 1;
   }
 
   absl::StatusOr<std::shared_ptr<const onednn::Primitive>> PoolPrimitive(const PoolGeometry& g,
@@ -489,7 +497,7 @@ class Conv2DOp : public OpKernel {
     const onednn::BatchSplit split = onednn::SplitBatch(g.batch, g.FlopsPerImage(), threads);
     if (UsesRowBands(g, threads)) {
       const int64_t bands = RowBandsPerImage(g.batch, g.rows.output, g.FlopsPerImage(), threads,
-                                             onednn::kMinFlopsPerShard);
+                                             MinFlopsPerBand(g));
       DFLOW_ASSIGN_OR_RETURN(bool done,
                              RunRowBands(ctx, g, bands, filter, filter_constant, bias, out));
       if (done) return absl::OkStatus();

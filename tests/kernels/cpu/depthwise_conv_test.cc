@@ -214,6 +214,13 @@ TEST_CASE("DepthwiseConv2dNative on batches large enough to shard over the pool"
   CheckAgainstNaive({17, 14, 14, 12, 5, 5, 1, "VALID", 2, 2}, true, 42);
 }
 
+TEST_CASE("DepthwiseConv2dNative of one image runs in bands of output rows") {
+  // >= 1 MFLOP (an eighth of a dense band's threshold, two threads): EfficientNet's
+  // 28x28x240 layer, and a strided one with a folded Pad's uneven padding.
+  CheckAgainstNaive({1, 28, 28, 240, 3, 3, 1, "SAME"}, false, 43);
+  CheckAgainstNaive({1, 29, 29, 96, 3, 3, 1, "EXPLICIT", 2, 2, 1, 1, {0, 1, 0, 1}}, false, 44);
+}
+
 TEST_CASE("DepthwiseConv2dNative with an empty batch, input or output") {
   auto empty_batch = DepthwiseTester({0, 4, 4, 3, 3, 3, 2, "SAME"}, false)
                          .Input(Filled<float>({0, 4, 4, 3}, {}))

@@ -199,6 +199,28 @@ TEST_CASE("Max and Min find extremes along middle and outer axes", "[kernels][re
   }
 }
 
+TEST_CASE("NHWC global pooling (Mean over H and W) folds row chunks exactly",
+          "[kernels][reduction]") {
+  // EfficientNet's squeeze: 96 channels kept innermost over 56x56 positions, split into
+  // chunks of rows with partial sums; and 1152 channels over 7x7 (one chunk).
+  for (const std::vector<int64_t>& dims :
+       {std::vector<int64_t>{1, 56, 56, 96}, std::vector<int64_t>{2, 7, 7, 1152}}) {
+    const int64_t positions = dims[1] * dims[2], channels = dims[3];
+    std::vector<float> x(dims[0] * positions * channels);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7919) % 1001) / 1000.0f;
+    const std::vector<float> got =
+        ReduceValues<float>("Mean", Filled<float>(dims, x), Axes({1, 2}), /*keep_dims=*/true);
+    REQUIRE(got.size() == static_cast<size_t>(dims[0] * channels));
+    for (int64_t b = 0; b < dims[0]; ++b) {
+      for (int64_t c = 0; c < channels; ++c) {
+        double sum = 0;
+        for (int64_t p = 0; p < positions; ++p) sum += x[(b * positions + p) * channels + c];
+        CHECK(got[b * channels + c] == Approx(sum / positions).epsilon(1e-6));
+      }
+    }
+  }
+}
+
 TEST_CASE("A float Sum over 1e8 elements stays accurate", "[kernels][reduction]") {
   const int64_t n = 100000000;
   Tensor x = *Tensor::Allocate(TestCpuDevice()->allocator(), DT_FLOAT, TensorShape({n}));
