@@ -424,7 +424,8 @@ int64_t NumChunks(const ReductionPlan& plan) {
   if (!plan.inner_reduced && num_out <= kMaxOutputsForRowChunks) {
     return std::clamp<int64_t>(num_out * size / kMinChunk, 1, std::min(kMaxChunks, size));
   }
-  return (num_out >= kMaxChunks || size < 2 * kMinChunk) ? 1 : std::min(kMaxChunks, size / kMinChunk);
+  if (num_out >= kMaxChunks || size < 2 * kMinChunk) return 1;
+  return std::min(kMaxChunks, size / kMinChunk);
 }
 
 template <typename R, typename T>
