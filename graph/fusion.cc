@@ -11,6 +11,7 @@
 #include "graph/graph_pass_registry.h"
 #include "graph/node_def_util.h"
 #include "graph/rewrite_match.h"
+#include "graph/scale_shift_fusion.h"
 #include "graph/status_macros.h"
 #include "graph/tensor_proto_util.h"
 #include "graph/types.h"
@@ -316,42 +317,16 @@ NodeDef FusedDef(const Chain& chain) {
 }
 
 absl::Status Rewrite(Graph* graph, const Chain& chain) {
-  struct Port {
-    Node* node;
-    int index;
-  };
   const Edge* a = chain.root->input_edge(0);
   const Edge* b = chain.root->input_edge(1);
   if (a == nullptr || b == nullptr) return absl::OkStatus();  // an incomplete graph: leave it
-  const std::vector<Port> inputs = {{a->src, a->src_output},
-                                    {b->src, b->src_output},
-                                    {chain.bias_value->src, chain.bias_value->src_output}};
-  std::vector<Node*> control_inputs;
+  const std::vector<OutputPort> inputs = {{a->src, a->src_output},
+                                          {b->src, b->src_output},
+                                          {chain.bias_value->src, chain.bias_value->src_output}};
   std::vector<Node*> replaced = {chain.root, chain.bias};
   if (chain.activation != nullptr) replaced.push_back(chain.activation);
   replaced.insert(replaced.end(), chain.swish_inner.begin(), chain.swish_inner.end());
-  for (Node* node : replaced) {
-    for (const Edge* e : node->in_edges()) {
-      if (e->IsControlEdge()) control_inputs.push_back(e->src);
-    }
-  }
-  std::vector<Port> outputs;
-  for (const Edge* e : chain.last()->out_edges()) outputs.push_back({e->dst, e->dst_input});
-  const std::string device = chain.last()->assigned_device();
-  NodeDef def = FusedDef(chain);
-  for (Node* node : replaced) graph->RemoveNode(node);
-  DFLOW_ASSIGN_OR_RETURN(Node * fused, graph->AddNode(std::move(def)));
-  fused->set_assigned_device(device);
-  for (int i = 0; i < 3; ++i) graph->AddEdge(inputs[i].node, inputs[i].index, fused, i);
-  for (Node* src : control_inputs) graph->AddControlEdge(src, fused);
-  for (const Port& out : outputs) {
-    if (out.index == kControlSlot) {
-      graph->AddControlEdge(fused, out.node);
-    } else {
-      graph->AddEdge(fused, 0, out.node, out.index);
-    }
-  }
-  return absl::OkStatus();
+  return ReplaceChain(graph, replaced, chain.last(), FusedDef(chain), inputs).status();
 }
 
 // _FusedConv2D -> MaxPool, both NHWC on one device, the convolution read by the pool
@@ -392,34 +367,9 @@ absl::Status FuseMaxPool(Graph* graph, Node* conv) {
   attrs["pool_ksize"] = *pool->attr("ksize");
   attrs["pool_strides"] = *pool->attr("strides");
   attrs["pool_padding"].set_s(pool_padding);
-  struct Port {
-    Node* node;
-    int index;
-  };
-  std::vector<Port> in_ports, out_ports;
+  std::vector<OutputPort> in_ports;
   for (const Edge* e : inputs) in_ports.push_back({e->src, e->src_output});
-  std::vector<Node*> control_inputs;
-  for (Node* node : {conv, pool}) {
-    for (const Edge* e : node->in_edges()) {
-      if (e->IsControlEdge()) control_inputs.push_back(e->src);
-    }
-  }
-  for (const Edge* e : pool->out_edges()) out_ports.push_back({e->dst, e->dst_input});
-  const std::string device = pool->assigned_device();
-  graph->RemoveNode(conv);
-  graph->RemoveNode(pool);
-  DFLOW_ASSIGN_OR_RETURN(Node * fused, graph->AddNode(std::move(def)));
-  fused->set_assigned_device(device);
-  for (int i = 0; i < 3; ++i) graph->AddEdge(in_ports[i].node, in_ports[i].index, fused, i);
-  for (Node* src : control_inputs) graph->AddControlEdge(src, fused);
-  for (const Port& out : out_ports) {
-    if (out.index == kControlSlot) {
-      graph->AddControlEdge(fused, out.node);
-    } else {
-      graph->AddEdge(fused, 0, out.node, out.index);
-    }
-  }
-  return absl::OkStatus();
+  return ReplaceChain(graph, {conv, pool}, pool, std::move(def), in_ports).status();
 }
 
 }  // namespace
@@ -446,6 +396,8 @@ absl::Status FuseCpuOps(Graph* graph) {
     std::optional<Chain> chain = MatchChain(node);
     if (chain.has_value()) DFLOW_RETURN_IF_ERROR(Rewrite(graph, *chain));
   }
+  // Per-channel Mul -> Add [-> activation] chains that no convolution took.
+  DFLOW_RETURN_IF_ERROR(FuseScaleShift(graph));
   // Then each fused convolution with its MaxPool (both nodes are replaced; ids again).
   const int fused_ids = graph->num_node_ids();
   for (int id = 0; id < fused_ids; ++id) {

@@ -31,6 +31,8 @@
 //       => _DflowFusedConv2DMaxPool(input, filter, bias) with pool_ksize, pool_strides
 //          and pool_padding (dflow's own op: each slice of the batch is pooled while its
 //          convolution output is still in cache).
+//   Mul(x, Const scale) -> Add(., Const shift) [-> Relu | Relu6], per-channel
+//       => _DflowScaleShift (graph/scale_shift_fusion.h), after the convolution rules.
 // An intermediate tensor must have exactly one consumer (the next node of the chain;
 // fetches count, as their _Retval/_Send consumers) and no control successors. The fused
 // node takes the name of the last node it replaces (as grappler names it), so errors and

@@ -26,4 +26,34 @@ const Edge* SoleConsumer(const Node& node) {
   return edge->IsControlEdge() || edge->src_output != 0 ? nullptr : edge;
 }
 
+absl::StatusOr<Node*> ReplaceChain(Graph* graph, const std::vector<Node*>& replaced,
+                                   const Node* last, NodeDef def,
+                                   const std::vector<OutputPort>& inputs) {
+  std::vector<Node*> control_inputs;
+  for (Node* node : replaced) {
+    for (const Edge* e : node->in_edges()) {
+      if (e->IsControlEdge()) control_inputs.push_back(e->src);
+    }
+  }
+  std::vector<OutputPort> readers;  // {reader, its input slot}
+  for (const Edge* e : last->out_edges()) readers.push_back({e->dst, e->dst_input});
+  const std::string device = last->assigned_device();
+  for (Node* node : replaced) graph->RemoveNode(node);
+  absl::StatusOr<Node*> fused = graph->AddNode(std::move(def));
+  if (!fused.ok()) return fused.status();
+  (*fused)->set_assigned_device(device);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    graph->AddEdge(inputs[i].node, inputs[i].index, *fused, static_cast<int>(i));
+  }
+  for (Node* src : control_inputs) graph->AddControlEdge(src, *fused);
+  for (const OutputPort& reader : readers) {
+    if (reader.index == kControlSlot) {
+      graph->AddControlEdge(*fused, reader.node);
+    } else {
+      graph->AddEdge(*fused, 0, reader.node, reader.index);
+    }
+  }
+  return fused;
+}
+
 }  // namespace dflow

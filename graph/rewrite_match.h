@@ -1,9 +1,13 @@
 // Small predicates the graph rewrites (fusion.h, batch_norm_folding.h, and the session's
-// constant folding) share to match node chains.
+// constant folding) share to match node chains, and the replacement of a matched chain
+// by one node.
 #ifndef DFLOW_GRAPH_REWRITE_MATCH_H_
 #define DFLOW_GRAPH_REWRITE_MATCH_H_
 
 #include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
 
 #include "graph/graph.h"
 
@@ -21,6 +25,21 @@ std::string StringAttrOr(const Node& node, const char* name, const char* fallbac
 // The one edge that reads `node`: a data edge from output 0, and no control successors;
 // nullptr otherwise.
 const Edge* SoleConsumer(const Node& node);
+
+// An output of a node: what a new node's input reads.
+struct OutputPort {
+  Node* node = nullptr;
+  int index = 0;
+};
+
+// Replaces the nodes of a matched chain by one node made from `def`, assigned to the
+// device of `last` (the chain's last node, whose readers and control successors the new
+// node takes over); the new node reads `inputs` in order, and the control inputs of
+// every replaced node move to it. `replaced` holds every node of the chain, `last`
+// included.
+absl::StatusOr<Node*> ReplaceChain(Graph* graph, const std::vector<Node*>& replaced,
+                                   const Node* last, NodeDef def,
+                                   const std::vector<OutputPort>& inputs);
 
 }  // namespace dflow
 

@@ -10,6 +10,7 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterReductionKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterMatMulKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterConvKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterScaleShiftKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterFusedMatMulKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterPoolingKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSendRecvKernels(registry));

@@ -16,6 +16,7 @@ absl::Status RegisterCwiseKernels(KernelRegistry* registry);      // cwise_ops.c
 absl::Status RegisterReductionKernels(KernelRegistry* registry);  // reduction_ops.cc
 absl::Status RegisterMatMulKernels(KernelRegistry* registry);     // matmul_op.cc
 absl::Status RegisterConvKernels(KernelRegistry* registry);       // conv_ops.cc
+absl::Status RegisterScaleShiftKernels(KernelRegistry* registry);  // scale_shift_op.cc
 absl::Status RegisterFusedMatMulKernels(KernelRegistry* registry);  // fused_matmul_op.cc
 absl::Status RegisterPoolingKernels(KernelRegistry* registry);    // pooling_ops.cc
 absl::Status RegisterSendRecvKernels(KernelRegistry* registry);   // sendrecv_ops.cc

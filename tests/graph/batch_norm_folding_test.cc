@@ -13,6 +13,7 @@
 #include "graph/fusion.h"
 #include "graph/graph_def_import.h"
 #include "graph/tensor_proto_util.h"
+#include "tests/testing/assigned_graph.h"
 #include "tests/testing/graph_testing.h"
 
 namespace dflow {
@@ -70,13 +71,7 @@ std::string ConvBnGraph(const std::string& conv_op, bool with_bias, bool trainin
 }
 
 std::unique_ptr<Graph> Import(const std::string& text, const std::string& device = kCpu) {
-  ImportOptions options;
-  options.infer_shapes = false;
-  auto graph = ImportGraphDef(testing::GraphFromText(text), options);
-  INFO(graph.status().ToString());
-  REQUIRE(graph.ok());
-  for (Node* node : (*graph)->nodes()) node->set_assigned_device(device);
-  return *std::move(graph);
+  return testing::ImportOnDevice(text, device);
 }
 
 std::vector<float> ConstValues(const Node& node) {

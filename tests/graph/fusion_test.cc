@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/fusion.h"
 #include "graph/graph_def_import.h"
+#include "tests/testing/assigned_graph.h"
 #include "tests/testing/graph_testing.h"
 
 namespace dflow {
@@ -47,13 +48,7 @@ const char kInput[] =
 
 // Imports `text` with every node assigned to `device`.
 std::unique_ptr<Graph> Import(const std::string& text, const std::string& device = kCpu) {
-  ImportOptions options;
-  options.infer_shapes = false;
-  auto graph = ImportGraphDef(testing::GraphFromText(text), options);
-  INFO(graph.status().ToString());
-  REQUIRE(graph.ok());
-  for (Node* node : (*graph)->nodes()) node->set_assigned_device(device);
-  return *std::move(graph);
+  return testing::ImportOnDevice(text, device);
 }
 
 std::unique_ptr<Graph> Fused(const std::string& text, const std::string& device = kCpu) {

@@ -1,0 +1,30 @@
+// Test helper for graph passes that run on placed partitions: a text GraphDef imported
+// without shape inference, every node assigned to one device.
+#ifndef DFLOW_TESTS_TESTING_ASSIGNED_GRAPH_H_
+#define DFLOW_TESTS_TESTING_ASSIGNED_GRAPH_H_
+
+#include <memory>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "graph/graph.h"
+#include "graph/graph_def_import.h"
+#include "tests/testing/graph_testing.h"
+
+namespace dflow::testing {
+
+// Fails the test when the text does not import.
+inline std::unique_ptr<Graph> ImportOnDevice(const std::string& text, const std::string& device) {
+  ImportOptions options;
+  options.infer_shapes = false;
+  auto graph = ImportGraphDef(GraphFromText(text), options);
+  INFO(graph.status().ToString());
+  REQUIRE(graph.ok());
+  for (Node* node : (*graph)->nodes()) node->set_assigned_device(device);
+  return *std::move(graph);
+}
+
+}  // namespace dflow::testing
+
+#endif  // DFLOW_TESTS_TESTING_ASSIGNED_GRAPH_H_
