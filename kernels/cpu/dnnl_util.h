@@ -164,7 +164,7 @@ class ShapeCache {
 struct PackedWeights {
   dnnl_memory_desc_t plain_md;
   dnnl_memory_desc_t md;
-  std::vector<char> plain;       // the source values, plain layout
+  std::vector<char> plain;       // the source values, plain layout (empty when constant)
   std::shared_ptr<void> buffer;  // the reordered data, 64-byte aligned
   // For a constant input (IsConstantInput): the source tensor itself, held so that its
   // buffer address stays unique to these values.
