@@ -11,6 +11,7 @@
 #endif
 
 #include "graph/array_ops.h"                  // Concat, Reshape, Gather, ... (builder)
+#include "graph/cond_ops.h"                   // Switch, Merge: TF 1.x conditionals
 #include "graph/gradients/symbolic_gradients.h"  // AddSymbolicGradients
 #include "graph/nn_ops.h"                     // Conv2D, MaxPool, Softmax, ... (builder)
 #include "graph/ops.h"                        // Const, Placeholder, MatMul, Add, ...

@@ -64,6 +64,7 @@ absl::Status RegisterStandardGradients(GradientRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterMathGradients(registry));
   DFLOW_RETURN_IF_ERROR(RegisterArrayGradients(registry));
   DFLOW_RETURN_IF_ERROR(RegisterNnGradients(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterControlFlowGradients(registry));
   return RegisterResourceGradients(registry);
 }
 

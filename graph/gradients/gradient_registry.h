@@ -61,6 +61,7 @@ absl::Status RegisterMathGradients(GradientRegistry* registry);   // math_grads.
 absl::Status RegisterArrayGradients(GradientRegistry* registry);  // array_grads.cc
 absl::Status RegisterNnGradients(GradientRegistry* registry);     // nn_grads.cc
 absl::Status RegisterResourceGradients(GradientRegistry* registry);  // resource_grads.cc
+absl::Status RegisterControlFlowGradients(GradientRegistry* registry);  // control_flow_grads.cc
 
 }  // namespace dflow
 
