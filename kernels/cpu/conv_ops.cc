@@ -52,6 +52,7 @@
 #include "kernels/cpu/conv_column_fold.h"
 #include "kernels/cpu/conv_row_bands.h"
 #include "kernels/cpu/conv_winograd.h"
+#include "kernels/cpu/layout_reorders.h"
 #include "kernels/cpu/dense_layer.h"
 #include "kernels/cpu/conv_attrs.h"
 #include "kernels/cpu/dnnl_util.h"
@@ -528,21 +529,14 @@ class Conv2DOp : public OpKernel {
                            const dnnl_memory_desc_t& bias_md, float* dst, float* scratch) {
     const LayoutReorders& reorders = plan.primitives->reorders;
     if (reorders.empty()) return ExecuteConv(plan, src, bias, bias_md, dst);
-    float* conv_src = scratch;
-    float* conv_dst = scratch + reorders.src_floats;
-    if (reorders.to_primitive != nullptr) {
-      DFLOW_RETURN_IF_ERROR(Reorder(*reorders.to_primitive, src, conv_src));
-      src = conv_src;
+    const onednn::Primitive& p = plan.Conv();
+    if (bias == nullptr) {
+      return ExecuteWithReorders(p, reorders, engine_.get(), src, dst, scratch,
+                                 {{DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights}});
     }
-    if (reorders.from_primitive == nullptr) return ExecuteConv(plan, src, bias, bias_md, dst);
-    DFLOW_RETURN_IF_ERROR(ExecuteConv(plan, src, bias, bias_md, conv_dst));
-    return Reorder(*reorders.from_primitive, conv_dst, dst);
-  }
-
-  absl::Status Reorder(const onednn::Primitive& p, const float* from, float* to) {
-    return onednn::Execute(p, engine_.get(),
-                           {{DNNL_ARG_FROM, p.Md(dnnl_query_src_md), from},
-                            {DNNL_ARG_TO, p.Md(dnnl_query_dst_md), to}});
+    return ExecuteWithReorders(p, reorders, engine_.get(), src, dst, scratch,
+                               {{DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
+                                {DNNL_ARG_BIAS, &bias_md, bias}});
   }
 
   absl::Status ExecuteConv(const ConvPlan& plan, const float* src, const float* bias,

@@ -1,6 +1,6 @@
 // Winograd convolution: when a 3x3 convolution runs as oneDNN's Winograd algorithm
-// (F(2x2, 3x3) or F(4x4, 3x3) on AVX-512), and the reorders that bring its activations
-// from the graph's layout into the blocked one it reads (nChw16c) and back.
+// (F(2x2, 3x3) or F(4x4, 3x3) on AVX-512), which reads and writes blocked activations
+// (nChw16c) through the reorders of layout_reorders.h.
 //
 // A 3x3 convolution at stride 1 does 2.25x (F(2x2)) to 4x (F(4x4)) fewer multiplies as a
 // Winograd transform. On this repository's AVX-512 Xeon, where oneDNN's direct kernels
@@ -14,10 +14,7 @@
 #define DFLOW_KERNELS_CPU_CONV_WINOGRAD_H_
 
 #include <cstdint>
-#include <memory>
 
-#include "absl/status/statusor.h"
-#include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/window_geometry.h"
 
 namespace dflow {
@@ -29,24 +26,6 @@ namespace dflow {
 // uses the direct algorithm.
 bool PreferWinograd(const WindowDim& rows, const WindowDim& cols, int64_t groups,
                     int64_t in_depth, int64_t out_depth);
-
-// Reorders around a primitive that picked its own activation layouts: from the graph's
-// source layout into the primitive's, and from the primitive's destination layout back
-// into the graph's. Null members when the layouts already agree.
-struct LayoutReorders {
-  std::shared_ptr<const onednn::Primitive> to_primitive, from_primitive;
-  // Scratch floats the primitive-layout copies need (0 without a reorder), each rounded
-  // up to 64 bytes.
-  int64_t src_floats = 0, dst_floats = 0;
-
-  bool empty() const { return to_primitive == nullptr && from_primitive == nullptr; }
-  int64_t ScratchFloats() const { return src_floats + dst_floats; }
-};
-
-absl::StatusOr<LayoutReorders> MakeLayoutReorders(const onednn::Primitive& p,
-                                                  const dnnl_memory_desc_t& graph_src,
-                                                  const dnnl_memory_desc_t& graph_dst,
-                                                  dnnl_engine_t engine);
 
 }  // namespace dflow
 

@@ -250,7 +250,7 @@ struct ExecSlot {
   std::vector<dnnl_exec_arg_t> exec_args;
   std::shared_ptr<void> scratchpad;
 
-  bool Matches(dnnl_engine_t e, std::initializer_list<ExecArg> args) const {
+  bool Matches(dnnl_engine_t e, absl::Span<const ExecArg> args) const {
     if (e != engine || args.size() != arg_ids.size()) return false;
     size_t i = 0;
     for (const ExecArg& a : args) {
@@ -293,7 +293,7 @@ namespace {
 
 // A slot for `args`, memory objects pointing at their data.
 absl::StatusOr<std::unique_ptr<ExecSlot>> MakeSlot(const Primitive& p, dnnl_engine_t engine,
-                                                   std::initializer_list<ExecArg> args) {
+                                                   absl::Span<const ExecArg> args) {
   auto slot = std::make_unique<ExecSlot>();
   slot->engine = engine;
   slot->memories.reserve(args.size() + 1);
@@ -324,7 +324,7 @@ absl::StatusOr<std::unique_ptr<ExecSlot>> MakeSlot(const Primitive& p, dnnl_engi
 
 // A free slot of `p` that fits `args`, pointed at their data, else a new one.
 absl::StatusOr<std::unique_ptr<ExecSlot>> TakeSlot(const Primitive& p, dnnl_engine_t engine,
-                                                   std::initializer_list<ExecArg> args) {
+                                                   absl::Span<const ExecArg> args) {
   std::unique_ptr<ExecSlot> slot;
   {
     std::lock_guard<std::mutex> lock(p.slots_mu);
@@ -353,7 +353,7 @@ void ReturnSlot(const Primitive& p, std::unique_ptr<ExecSlot> slot) {
 }  // namespace
 
 absl::Status Execute(const Primitive& p, dnnl_engine_t engine,
-                     std::initializer_list<ExecArg> args) {
+                     absl::Span<const ExecArg> args) {
   UseOneOpenMPThread();
   DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<ExecSlot> slot, TakeSlot(p, engine, args));
   DFLOW_RETURN_IF_ERROR(DnnlStatus(

@@ -30,6 +30,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "runtime/op_kernel.h"
 #include "runtime/tensor.h"
 
@@ -128,7 +129,7 @@ struct ExecArg {
 };
 
 // Runs `p` on the calling thread (1-thread OpenMP team) and waits for it.
-absl::Status Execute(const Primitive& p, dnnl_engine_t engine, std::initializer_list<ExecArg> args);
+absl::Status Execute(const Primitive& p, dnnl_engine_t engine, absl::Span<const ExecArg> args);
 
 // A shape-keyed cache of immutable values (primitives), guarded by a mutex because
 // Compute runs concurrently. A kernel sees few shapes; past kMaxEntries it starts over,
