@@ -1,5 +1,6 @@
 #include "graph/dependency_optimizer.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,7 +72,57 @@ absl::Status ConvertToNoOp(Graph* graph, Node* node) {
   return absl::OkStatus();
 }
 
+// A NoOp that only relays ordering between nodes of its own device, none of them control
+// flow, and that something waits for; its control inputs and successors.
+struct Relay {
+  std::vector<Node*> inputs, successors;
+};
+
+std::optional<Relay> RelayOf(const Node& node) {
+  if (node.op() != "NoOp" || node.out_edges().empty()) return std::nullopt;
+  Relay relay;
+  absl::flat_hash_set<Node*> seen;
+  for (const Edge* edge : node.in_edges()) {
+    if (!edge->IsControlEdge()) return std::nullopt;
+    if (seen.insert(edge->src).second) relay.inputs.push_back(edge->src);
+  }
+  seen.clear();
+  for (const Edge* edge : node.out_edges()) {
+    if (!edge->IsControlEdge()) return std::nullopt;
+    if (seen.insert(edge->dst).second) relay.successors.push_back(edge->dst);
+  }
+  for (const std::vector<Node*>* side : {&relay.inputs, &relay.successors}) {
+    for (const Node* other : *side) {
+      if (other->assigned_device() != node.assigned_device() || IsControlFlowOp(*other)) {
+        return std::nullopt;
+      }
+    }
+  }
+  const size_t in = relay.inputs.size(), out = relay.successors.size();
+  if (in * out > in + out) return std::nullopt;
+  return relay;
+}
+
 }  // namespace
+
+int BypassRelayNoOps(Graph* graph) {
+  int removed = 0;
+  for (bool changed = true; changed;) {
+    changed = false;
+    const std::vector<Node*> nodes = graph->nodes();  // a copy: the loop removes nodes
+    for (Node* node : nodes) {
+      std::optional<Relay> relay = RelayOf(*node);
+      if (!relay.has_value()) continue;
+      graph->RemoveNode(node);
+      for (Node* input : relay->inputs) {
+        for (Node* successor : relay->successors) graph->AddControlEdge(input, successor);
+      }
+      ++removed;
+      changed = true;
+    }
+  }
+  return removed;
+}
 
 bool DependencyOptimizationEnabled(const ConfigProto& config) {
   const GraphOptions& options = config.graph_options();
@@ -101,7 +152,9 @@ DFLOW_REGISTER_GRAPH_PASS(dependency_optimization, "dependency_optimization",
                             if (!DependencyOptimizationEnabled(context.config)) {
                               return absl::OkStatus();
                             }
-                            return ConvertUnreadNodesToNoOps(graph).status();
+                            DFLOW_RETURN_IF_ERROR(ConvertUnreadNodesToNoOps(graph).status());
+                            BypassRelayNoOps(graph);
+                            return absl::OkStatus();
                           });
 
 }  // namespace dflow

@@ -5,6 +5,7 @@
 // MatMul replaced.
 #include <catch2/catch.hpp>
 
+#include <memory>
 #include <set>
 #include <string>
 
@@ -78,6 +79,86 @@ TEST_CASE("Control flow and nodes reading a Switch are left alone", "[dependency
   CHECK(*converted == 0);
   CHECK((*graph)->FindNode("branch")->op() == "Neg");
   CHECK((*graph)->FindNode("sw")->op() == "Switch");
+}
+
+constexpr char kCpu[] = "/job:localhost/replica:0/task:0/device:CPU:0";
+
+// Imports `text` with every node on the CPU, except those named in `elsewhere`.
+std::unique_ptr<Graph> Placed(const char* text, const std::set<std::string>& elsewhere = {}) {
+  auto graph = ImportGraphDef(testing::GraphFromText(text));
+  INFO(graph.status().ToString());
+  REQUIRE(graph.ok());
+  for (Node* node : (*graph)->nodes()) {
+    node->set_assigned_device(elsewhere.count(node->name()) != 0
+                                  ? "/job:localhost/replica:0/task:0/device:CPU:1"
+                                  : kCpu);
+  }
+  return *std::move(graph);
+}
+
+int CountOp(const Graph& graph, const std::string& op) {
+  int n = 0;
+  for (const Node* node : graph.nodes()) n += node->op() == op ? 1 : 0;
+  return n;
+}
+
+TEST_CASE("A frozen Keras model's wait for its variable reads disappears",
+          "[dependency_optimizer]") {
+  // TF 2 freezes each ReadVariableOp into an Identity of a Const, and the model's output
+  // waits for all of them through one NoOp.
+  std::unique_ptr<Graph> g = Placed(R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "c1" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT float_val: 1 } } } }
+    node { name: "c2" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT float_val: 2 } } } }
+    node { name: "read1" op: "Identity" input: "c1" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "read2" op: "Identity" input: "c2" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "uses_c2" op: "Mul" input: "x" input: "c2"
+           attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "deps" op: "NoOp" input: "^read1" input: "^read2" }
+    node { name: "out" op: "Identity" input: "uses_c2" input: "^deps"
+           attr { key: "T" value { type: DT_FLOAT } } }
+  )pb");
+  REQUIRE(ConvertUnreadNodesToNoOps(g.get()).ok());
+  CHECK(CountOp(*g, "NoOp") == 4);  // read1, read2, c1 (c2 is read by uses_c2), deps
+  CHECK(BypassRelayNoOps(g.get()) == 4);
+  CHECK(CountOp(*g, "NoOp") == 0);
+  CHECK(ControlInputs(*g, "out") == std::set<std::string>{"c2"});  // through read2, deps
+  CHECK(g->FindNode("uses_c2")->op() == "Mul");
+}
+
+TEST_CASE("A relay stays where bypassing it adds edges, for a target, or across devices",
+          "[dependency_optimizer]") {
+  std::unique_ptr<Graph> g = Placed(R"pb(
+    node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "c" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "two_by_two" op: "NoOp" input: "^a" input: "^b" }
+    node { name: "d" op: "NoOp" input: "^two_by_two" }
+    node { name: "e" op: "NoOp" input: "^two_by_two" }
+    node { name: "three_by_three" op: "NoOp" input: "^a" input: "^b" input: "^c" }
+    node { name: "f" op: "NoOp" input: "^three_by_three" }
+    node { name: "g" op: "NoOp" input: "^three_by_three" }
+    node { name: "h" op: "NoOp" input: "^three_by_three" }
+    node { name: "remote" op: "NoOp" input: "^f" }
+    node { name: "after_remote" op: "NoOp" input: "^remote" input: "^g" input: "^h" }
+  )pb",
+                                    {"remote"});
+  BypassRelayNoOps(g.get());
+  CHECK(g->FindNode("two_by_two") == nullptr);  // 2 x 2 <= 2 + 2: a, b now precede d, e
+  CHECK(ControlInputs(*g, "d") == std::set<std::string>{"a", "b"});
+  CHECK(g->FindNode("three_by_three") != nullptr);  // 3 x 3 > 3 + 3
+  CHECK(g->FindNode("remote") != nullptr);          // on another device than f
+  CHECK(g->FindNode("after_remote") != nullptr);    // nothing waits for it: a target
+  // A NoOp without inputs relays nothing: gone, whatever waits for it.
+  std::unique_ptr<Graph> sources = Placed(R"pb(
+    node { name: "start" op: "NoOp" }
+    node { name: "x" op: "Placeholder" input: "^start"
+           attr { key: "dtype" value { type: DT_FLOAT } } }
+  )pb");
+  CHECK(BypassRelayNoOps(sources.get()) == 1);
+  CHECK(ControlInputs(*sources, "x").empty());
 }
 
 TEST_CASE("dependency_optimization follows the ConfigProto", "[dependency_optimizer]") {
