@@ -21,11 +21,6 @@ namespace {
 
 bool IsFloat(const Node& node) { return HasFloatAttr(node, "T"); }
 
-// A float node of op `op` on `device`'s CPU, candidate for a fused chain.
-bool IsFusible(const Node& node, const std::string& device) {
-  return node.assigned_device() == device && IsFloat(node);
-}
-
 // The static dims of the value `edge` carries when it is a Const's or a variable's
 // (VariableV2 with a fully defined `shape`), directly or through forwarding nodes: a
 // frozen graph and its checkpoint-restored twin then fuse alike and compute the same
@@ -272,14 +267,7 @@ std::optional<Chain> MatchChain(Node* root) {
   if (chain.bias_value == nullptr) return std::nullopt;
   // Swish as a post-op on convolutions (the fused MatMul kernel reads no beta).
   if (IsConvolution(*root) && MatchSwish(chain.bias, &chain)) return chain;
-  const Edge* to_activation = SoleConsumer(*chain.bias);
-  if (to_activation != nullptr) {
-    Node* next = to_activation->dst;
-    if ((next->op() == "Relu" || next->op() == "Relu6") &&
-        IsFusible(*next, root->assigned_device())) {
-      chain.activation = next;
-    }
-  }
+  chain.activation = SoleActivationConsumer(*chain.bias);
   return chain;
 }
 

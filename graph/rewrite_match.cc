@@ -26,6 +26,18 @@ const Edge* SoleConsumer(const Node& node) {
   return edge->IsControlEdge() || edge->src_output != 0 ? nullptr : edge;
 }
 
+bool IsFusible(const Node& node, const std::string& device) {
+  return node.assigned_device() == device && HasFloatAttr(node);
+}
+
+Node* SoleActivationConsumer(const Node& node) {
+  const Edge* edge = SoleConsumer(node);
+  if (edge == nullptr) return nullptr;
+  Node* next = edge->dst;
+  const bool activation = next->op() == "Relu" || next->op() == "Relu6";
+  return activation && IsFusible(*next, node.assigned_device()) ? next : nullptr;
+}
+
 absl::StatusOr<Node*> ReplaceChain(Graph* graph, const std::vector<Node*>& replaced,
                                    const Node* last, NodeDef def,
                                    const std::vector<OutputPort>& inputs) {

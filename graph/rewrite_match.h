@@ -26,6 +26,13 @@ std::string StringAttrOr(const Node& node, const char* name, const char* fallbac
 // nullptr otherwise.
 const Edge* SoleConsumer(const Node& node);
 
+// Whether `node` may join a fused chain on `device`: assigned there, with a float `T`.
+bool IsFusible(const Node& node, const std::string& device);
+
+// The Relu or Relu6 that alone reads `node`, fusible on its device; nullptr otherwise
+// (the activation a fused chain may end with).
+Node* SoleActivationConsumer(const Node& node);
+
 // An output of a node: what a new node's input reads.
 struct OutputPort {
   Node* node = nullptr;

@@ -46,10 +46,6 @@ std::optional<Operands> SplitOperands(const Node& node) {
   return std::nullopt;
 }
 
-bool IsFloatOnDevice(const Node& node, const std::string& device) {
-  return node.assigned_device() == device && HasFloatAttr(node);
-}
-
 struct ScaleShiftChain {
   Node* mul = nullptr;
   Node* add = nullptr;
@@ -68,7 +64,7 @@ std::optional<ScaleShiftChain> MatchChain(Node* mul) {
   if (!scale.has_value() || to_add == nullptr) return std::nullopt;
   chain.add = to_add->dst;
   if ((chain.add->op() != "Add" && chain.add->op() != "AddV2") ||
-      !IsFloatOnDevice(*chain.add, mul->assigned_device())) {
+      !IsFusible(*chain.add, mul->assigned_device())) {
     return std::nullopt;
   }
   std::optional<Operands> shift = SplitOperands(*chain.add);
@@ -77,14 +73,7 @@ std::optional<ScaleShiftChain> MatchChain(Node* mul) {
   }
   chain.scale = *scale;
   chain.shift = *shift;
-  const Edge* to_activation = SoleConsumer(*chain.add);
-  if (to_activation != nullptr) {
-    Node* next = to_activation->dst;
-    if ((next->op() == "Relu" || next->op() == "Relu6") &&
-        IsFloatOnDevice(*next, mul->assigned_device())) {
-      chain.activation = next;
-    }
-  }
+  chain.activation = SoleActivationConsumer(*chain.add);
   return chain;
 }
 

@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "graph/fusion.h"
 #include "graph/status_macros.h"
 #include "kernels/cpu/conv_column_fold.h"
@@ -316,9 +317,8 @@ struct ConvPlan {
 // part of one buffer (none when no plan copies).
 class PlanScratch {
  public:
-  absl::Status Allocate(OpKernelContext* ctx, const std::vector<const ConvPlan*>& plans,
-                        int64_t slots) {
-    for (const ConvPlan* plan : plans) per_slot_ = std::max(per_slot_, plan->ScratchFloats());
+  absl::Status Allocate(OpKernelContext* ctx, absl::Span<const ConvPlan> plans, int64_t slots) {
+    for (const ConvPlan& plan : plans) per_slot_ = std::max(per_slot_, plan.ScratchFloats());
     if (per_slot_ == 0) return absl::OkStatus();
     DFLOW_ASSIGN_OR_RETURN(buffer_, ctx->allocate_temp(DT_FLOAT, TensorShape({slots, per_slot_})));
     return absl::OkStatus();
@@ -419,7 +419,7 @@ class Conv2DOp : public OpKernel {
     if (out->NumElements() == 0) return absl::OkStatus();
     stage.out = out->data<float>();
     if (ctx->input(0).NumElements() != 0 && !IsMatrixProduct(attrs_, g, lanes_) &&
-        !UsesRowBands(g, NumThreads(ctx))) {
+        RowBandCount(g, NumThreads(ctx)) == 1) {
       return Convolve(ctx, g, bias, nullptr, &stage);
     }
     // A matrix product, an empty sum, or a batch too small for the pool (whose slices
@@ -441,13 +441,13 @@ class Conv2DOp : public OpKernel {
     return g.groups > 1 ? onednn::kMinFlopsPerShard / 8 : onednn::kMinFlopsPerShard;
   }
 
-  // Whether an NHWC batch is too small to fill the pool, so that the convolution runs in
-  // bands of output rows (conv_row_bands.h).
-  bool UsesRowBands(const ConvGeometry& g, int threads) const {
-    if (attrs_.layout.nchw) return false;
-    if (onednn::SplitBatch(g.batch, g.FlopsPerImage(), threads).shards >= threads) return false;
+  // Bands of output rows per image (conv_row_bands.h) for an NHWC batch too small to
+  // fill the pool; 1 (no bands) otherwise.
+  int64_t RowBandCount(const ConvGeometry& g, int threads) const {
+    if (attrs_.layout.nchw) return 1;
+    if (onednn::SplitBatch(g.batch, g.FlopsPerImage(), threads).shards >= threads) return 1;
     return RowBandsPerImage(g.batch, g.rows.output, g.FlopsPerImage(), threads,
-                            MinFlopsPerBand(g)) > 1;
+                            MinFlopsPerBand(g));
   }
 
   absl::StatusOr<std::shared_ptr<const onednn::Primitive>> PoolPrimitive(const PoolGeometry& g,
@@ -496,9 +496,8 @@ class Conv2DOp : public OpKernel {
     if (pool != nullptr) return RunPooled(ctx, g, filter, filter_constant, bias, *pool);
     const int threads = NumThreads(ctx);
     const onednn::BatchSplit split = onednn::SplitBatch(g.batch, g.FlopsPerImage(), threads);
-    if (UsesRowBands(g, threads)) {
-      const int64_t bands = RowBandsPerImage(g.batch, g.rows.output, g.FlopsPerImage(), threads,
-                                             MinFlopsPerBand(g));
+    const int64_t bands = RowBandCount(g, threads);
+    if (bands > 1) {
       DFLOW_ASSIGN_OR_RETURN(bool done,
                              RunRowBands(ctx, g, bands, filter, filter_constant, bias, out));
       if (done) return absl::OkStatus();
@@ -516,7 +515,7 @@ class Conv2DOp : public OpKernel {
     float* out_data = out->data<float>();
     DFLOW_ASSIGN_OR_RETURN(const dnnl_memory_desc_t bias_md, BiasDesc(g));
     PlanScratch scratch;
-    DFLOW_RETURN_IF_ERROR(scratch.Allocate(ctx, {&full, &rest}, split.shards));
+    DFLOW_RETURN_IF_ERROR(scratch.Allocate(ctx, {full, rest}, split.shards));
     return onednn::RunShards(ctx, g.batch, split, g.FlopsPerImage(), [&](int64_t first, int64_t n) {
       return ExecutePlan(n == split.block ? full : rest, in_data + first * in_image, bias,
                          bias_md, out_data + first * out_image, scratch.Slot(first / split.block));
@@ -527,32 +526,10 @@ class Conv2DOp : public OpKernel {
   // when there is one; `scratch` holds plan.ScratchFloats() floats of layout copies.
   absl::Status ExecutePlan(const ConvPlan& plan, const float* src, const float* bias,
                            const dnnl_memory_desc_t& bias_md, float* dst, float* scratch) {
-    const LayoutReorders& reorders = plan.primitives->reorders;
-    if (reorders.empty()) return ExecuteConv(plan, src, bias, bias_md, dst);
-    const onednn::Primitive& p = plan.Conv();
-    if (bias == nullptr) {
-      return ExecuteWithReorders(p, reorders, engine_.get(), src, dst, scratch,
-                                 {{DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights}});
-    }
-    return ExecuteWithReorders(p, reorders, engine_.get(), src, dst, scratch,
-                               {{DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
-                                {DNNL_ARG_BIAS, &bias_md, bias}});
-  }
-
-  absl::Status ExecuteConv(const ConvPlan& plan, const float* src, const float* bias,
-                           const dnnl_memory_desc_t& bias_md, float* dst) {
-    const onednn::Primitive& p = plan.Conv();
-    if (bias == nullptr) {
-      return onednn::Execute(p, engine_.get(),
-                             {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), src},
-                              {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
-                              {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), dst}});
-    }
-    return onednn::Execute(p, engine_.get(),
-                           {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), src},
-                            {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
-                            {DNNL_ARG_BIAS, &bias_md, bias},
-                            {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), dst}});
+    const onednn::ExecArg args[] = {{DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
+                                    {DNNL_ARG_BIAS, &bias_md, bias}};
+    return ExecuteWithReorders(plan.Conv(), plan.primitives->reorders, engine_.get(), src, dst,
+                               scratch, absl::MakeConstSpan(args, bias != nullptr ? 2 : 1));
   }
 
   // The convolution as `bands` bands of output rows per image (conv_row_bands.h), one
@@ -580,10 +557,8 @@ class Conv2DOp : public OpKernel {
     float* out_data = out->data<float>();
     DFLOW_ASSIGN_OR_RETURN(const dnnl_memory_desc_t bias_md, BiasDesc(g));
     const int64_t units = g.batch * bands;
-    std::vector<const ConvPlan*> plan_list;
-    for (const ConvPlan& plan : plans) plan_list.push_back(&plan);
     PlanScratch scratch;
-    DFLOW_RETURN_IF_ERROR(scratch.Allocate(ctx, plan_list, units));
+    DFLOW_RETURN_IF_ERROR(scratch.Allocate(ctx, plans, units));
     const double flops_per_band = g.FlopsPerImage() / static_cast<double>(bands);
     DFLOW_RETURN_IF_ERROR(onednn::RunShards(
         ctx, units, onednn::BatchSplit{units, 1}, flops_per_band,
@@ -631,10 +606,8 @@ class Conv2DOp : public OpKernel {
     const int64_t stride = (slice * conv_image + 15) / 16 * 16;  // 64-byte aligned slices
     DFLOW_ASSIGN_OR_RETURN(Tensor scratch,
                            ctx->allocate_temp(DT_FLOAT, TensorShape({split.shards, stride})));
-    std::vector<const ConvPlan*> plan_list;
-    for (const ConvPlan& plan : plans) plan_list.push_back(&plan);
     PlanScratch copies;
-    DFLOW_RETURN_IF_ERROR(copies.Allocate(ctx, plan_list, split.shards));
+    DFLOW_RETURN_IF_ERROR(copies.Allocate(ctx, plans, split.shards));
     const int64_t in_image = g.in_depth * g.rows.input * g.cols.input;
     const float* in_data = ctx->input(0).data<float>();
     DFLOW_ASSIGN_OR_RETURN(const dnnl_memory_desc_t bias_md, BiasDesc(g));

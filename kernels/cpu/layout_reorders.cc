@@ -1,6 +1,6 @@
 #include "kernels/cpu/layout_reorders.h"
 
-#include <vector>
+#include "absl/container/inlined_vector.h"
 
 #include "graph/status_macros.h"
 
@@ -45,7 +45,7 @@ absl::Status ExecuteWithReorders(const onednn::Primitive& p, const LayoutReorder
                                           {{DNNL_ARG_FROM, to.Md(dnnl_query_src_md), src},
                                            {DNNL_ARG_TO, to.Md(dnnl_query_dst_md), p_src}}));
   }
-  std::vector<onednn::ExecArg> all(args.begin(), args.end());
+  absl::InlinedVector<onednn::ExecArg, 6> all(args.begin(), args.end());
   all.push_back({DNNL_ARG_SRC, p.Md(dnnl_query_src_md), p_src});
   all.push_back({DNNL_ARG_DST, p.Md(dnnl_query_dst_md), p_dst});
   DFLOW_RETURN_IF_ERROR(onednn::Execute(p, engine, all));

@@ -33,7 +33,8 @@ absl::StatusOr<LayoutReorders> MakeLayoutReorders(const onednn::Primitive& p,
                                                   dnnl_engine_t engine);
 
 // One execution of `p` from `src` (graph layout) to `dst` (graph layout) through the
-// reorders; `scratch` holds r.ScratchFloats() floats; `args` are p's other arguments.
+// reorders (none: `p` reads `src` and writes `dst` itself); `scratch` holds
+// r.ScratchFloats() floats (may be null when that is 0); `args` are p's other arguments.
 absl::Status ExecuteWithReorders(const onednn::Primitive& p, const LayoutReorders& r,
                                  dnnl_engine_t engine, const float* src, float* dst,
                                  float* scratch, absl::Span<const onednn::ExecArg> args);

@@ -59,10 +59,7 @@ std::unique_ptr<Graph> Fused(const std::string& text, const std::string& device 
   return graph;
 }
 
-std::vector<std::string> Inputs(const Graph& graph, const std::string& node) {
-  NodeDef def = graph.NodeDefWithInputs(*graph.FindNode(node));
-  return std::vector<std::string>(def.input().begin(), def.input().end());
-}
+using testing::InputNames;
 
 std::vector<std::string> FusedOps(const Node& node) {
   const auto& list = node.attr("fused_ops")->list().s();
@@ -106,7 +103,7 @@ TEST_CASE("Pad, Conv2D and Add of a Const bias become one _FusedConv2D", "[fusio
   REQUIRE(fused != nullptr);
   CHECK(fused->op() == "_FusedConv2D");
   CHECK(fused->assigned_device() == kCpu);
-  CHECK(Inputs(*g, "add") == std::vector<std::string>{"x", "w/read", "b/read"});
+  CHECK(InputNames(*g, "add") == std::vector<std::string>{"x", "w/read", "b/read"});
   CHECK(FusedOps(*fused) == std::vector<std::string>{"BiasAdd"});
   CHECK(fused->attr("padding")->s() == "EXPLICIT");
   CHECK(Ints(*fused, "explicit_paddings") == std::vector<int64_t>{0, 0, 2, 2, 1, 3, 0, 0});
@@ -115,7 +112,7 @@ TEST_CASE("Pad, Conv2D and Add of a Const bias become one _FusedConv2D", "[fusio
   CHECK(fused->attr("T")->type() == DT_FLOAT);
   CHECK(fused->attr("TArgs")->list().type_size() == 1);
   CHECK(g->FindNode("pool")->op() == "MaxPool");
-  CHECK(Inputs(*g, "pool") == std::vector<std::string>{"add"});
+  CHECK(InputNames(*g, "pool") == std::vector<std::string>{"add"});
 }
 
 TEST_CASE("A fused convolution read only by a MaxPool becomes _DflowFusedConv2DMaxPool",
@@ -128,7 +125,7 @@ TEST_CASE("A fused convolution read only by a MaxPool becomes _DflowFusedConv2DM
   REQUIRE(fused != nullptr);
   CHECK(fused->op() == "_DflowFusedConv2DMaxPool");
   CHECK(fused->assigned_device() == kCpu);
-  CHECK(Inputs(*g, "pool") == std::vector<std::string>{"x", "w/read", "b/read"});
+  CHECK(InputNames(*g, "pool") == std::vector<std::string>{"x", "w/read", "b/read"});
   CHECK(FusedOps(*fused) == std::vector<std::string>{"BiasAdd"});
   CHECK(fused->attr("padding")->s() == "EXPLICIT");
   CHECK(Ints(*fused, "explicit_paddings") == std::vector<int64_t>{0, 0, 2, 2, 1, 3, 0, 0});
@@ -147,8 +144,8 @@ TEST_CASE("The MaxPool fusion keeps edges and leaves other pools alone", "[fusio
                            NoOp("ctl", "input: '^pool'")));
     const Node* fused = g->FindNode("pool");
     REQUIRE(fused->op() == "_DflowFusedConv2DMaxPool");
-    CHECK(Inputs(*g, "after") == std::vector<std::string>{"pool", "^pool"});
-    CHECK(Inputs(*g, "ctl") == std::vector<std::string>{"^pool"});
+    CHECK(InputNames(*g, "after") == std::vector<std::string>{"pool", "^pool"});
+    CHECK(InputNames(*g, "ctl") == std::vector<std::string>{"^pool"});
   }
   SECTION("a control input of the convolution moves too") {
     std::string text = absl::StrCat(LeNetLayer(), NoOp("gate", ""));
@@ -157,7 +154,7 @@ TEST_CASE("The MaxPool fusion keeps edges and leaves other pools alone", "[fusio
                  conv_inputs + " input: '^gate'");
     std::unique_ptr<Graph> g = Fused(text);
     REQUIRE(g->FindNode("pool")->op() == "_DflowFusedConv2DMaxPool");
-    CHECK(Inputs(*g, "pool") == std::vector<std::string>{"x", "w/read", "b/read", "^gate"});
+    CHECK(InputNames(*g, "pool") == std::vector<std::string>{"x", "w/read", "b/read", "^gate"});
   }
   SECTION("a control successor of the convolution") {
     std::unique_ptr<Graph> g =
@@ -204,7 +201,7 @@ TEST_CASE("A Pad into a SAME convolution stays", "[fusion]") {
   CHECK(g->FindNode("pad")->op() == "Pad");
   CHECK(g->FindNode("pool")->op() == "_DflowFusedConv2DMaxPool");
   CHECK(g->FindNode("pool")->attr("padding")->s() == "SAME");
-  CHECK(Inputs(*g, "pool")[0] == "pad");
+  CHECK(InputNames(*g, "pool")[0] == "pad");
 }
 
 TEST_CASE("A Pad folds into a depthwise convolution: _DflowFusedDepthwiseConv2dNative",
@@ -218,7 +215,7 @@ TEST_CASE("A Pad folds into a depthwise convolution: _DflowFusedDepthwiseConv2dN
   const Node* fused = g->FindNode("relu6");
   REQUIRE(fused != nullptr);
   CHECK(fused->op() == "_DflowFusedDepthwiseConv2dNative");
-  CHECK(Inputs(*g, "relu6") == std::vector<std::string>{"x", "w/read", "b/read"});
+  CHECK(InputNames(*g, "relu6") == std::vector<std::string>{"x", "w/read", "b/read"});
   CHECK(FusedOps(*fused) == std::vector<std::string>{"BiasAdd", "Relu6"});
   CHECK(fused->attr("padding")->s() == "EXPLICIT");
   CHECK(Ints(*fused, "explicit_paddings") == std::vector<int64_t>{0, 0, 2, 2, 1, 3, 0, 0});
@@ -253,8 +250,8 @@ TEST_CASE("MatMul, BiasAdd and Relu become _FusedMatMul with its transposes", "[
   CHECK(FusedOps(*fused) == std::vector<std::string>{"BiasAdd", "Relu"});
   CHECK(fused->attr("transpose_b")->b());
   CHECK_FALSE(fused->attr("transpose_a")->b());
-  CHECK(Inputs(*g, "relu") == std::vector<std::string>{"x", "w", "b"});
-  CHECK(Inputs(*g, "out") == std::vector<std::string>{"relu"});
+  CHECK(InputNames(*g, "relu") == std::vector<std::string>{"x", "w", "b"});
+  CHECK(InputNames(*g, "out") == std::vector<std::string>{"relu"});
 }
 
 TEST_CASE("Add of a Const bias fuses from either side, Relu6 too", "[fusion]") {
@@ -265,7 +262,7 @@ TEST_CASE("Add of a Const bias fuses from either side, Relu6 too", "[fusion]") {
                          Op("act", "Relu6", "input: 'fc'")));
   CHECK(g->FindNode("act")->op() == "_FusedMatMul");
   CHECK(FusedOps(*g->FindNode("act")) == std::vector<std::string>{"BiasAdd", "Relu6"});
-  CHECK(Inputs(*g, "act") == std::vector<std::string>{"x", "w", "b"});
+  CHECK(InputNames(*g, "act") == std::vector<std::string>{"x", "w", "b"});
 }
 
 TEST_CASE("An intermediate read elsewhere is not fused away", "[fusion]") {
@@ -286,8 +283,8 @@ TEST_CASE("An intermediate read elsewhere is not fused away", "[fusion]") {
                            Op("relu", "Relu", "input: 'fc'"), Op("other", "Identity", "input: 'fc'")));
     CHECK(g->FindNode("fc")->op() == "_FusedMatMul");
     CHECK(FusedOps(*g->FindNode("fc")) == std::vector<std::string>{"BiasAdd"});
-    CHECK(Inputs(*g, "relu") == std::vector<std::string>{"fc"});
-    CHECK(Inputs(*g, "other") == std::vector<std::string>{"fc"});
+    CHECK(InputNames(*g, "relu") == std::vector<std::string>{"fc"});
+    CHECK(InputNames(*g, "other") == std::vector<std::string>{"fc"});
   }
   SECTION("a control successor of the product") {
     std::unique_ptr<Graph> g =
@@ -306,8 +303,8 @@ TEST_CASE("Control edges move to the fused node", "[fusion]") {
                          Op("fc", "BiasAdd", "input: 'mm' input: 'b' input: '^b'"),
                          Op("after", "Identity", "input: 'x' input: '^fc'")));
   CHECK(g->FindNode("fc")->op() == "_FusedMatMul");
-  CHECK(Inputs(*g, "fc") == std::vector<std::string>{"x", "w", "b", "^w", "^b"});
-  CHECK(Inputs(*g, "after") == std::vector<std::string>{"x", "^fc"});
+  CHECK(InputNames(*g, "fc") == std::vector<std::string>{"x", "w", "b", "^w", "^b"});
+  CHECK(InputNames(*g, "after") == std::vector<std::string>{"x", "^fc"});
 }
 
 TEST_CASE("An Add that is not provably a per-channel bias stays", "[fusion]") {
@@ -384,7 +381,7 @@ TEST_CASE("Variables of known shape fuse like Consts (frozen and restored twins 
                          Op("mm", "MatMul", "input: 'x' input: 'w/read'"),
                          Op("fc", "Add", "input: 'mm' input: 'b/read'")));
   CHECK(g->FindNode("fc")->op() == "_FusedMatMul");
-  CHECK(Inputs(*g, "fc") == std::vector<std::string>{"x", "w/read", "b/read"});
+  CHECK(InputNames(*g, "fc") == std::vector<std::string>{"x", "w/read", "b/read"});
 
   // A bias variable whose width does not match the product's stays an Add.
   std::unique_ptr<Graph> mismatch =
@@ -423,7 +420,7 @@ TEST_CASE("Keras 3's swish after a convolution becomes its eltwise_swish post-op
   CHECK(fused->op() == "_FusedConv2D");
   CHECK(FusedOps(*fused) == std::vector<std::string>{"BiasAdd", kFusedSwish});
   CHECK(fused->attr(kSwishBetaAttr)->f() == 1.5f);
-  CHECK(Inputs(*g, "out") == std::vector<std::string>{"swish"});
+  CHECK(InputNames(*g, "out") == std::vector<std::string>{"swish"});
 }
 
 TEST_CASE("x * Sigmoid(x) fuses with beta 1; a Sigmoid read elsewhere does not",

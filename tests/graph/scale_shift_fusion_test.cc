@@ -48,10 +48,7 @@ std::unique_ptr<Graph> Fused(const std::string& text, const std::string& device 
   return graph;
 }
 
-std::vector<std::string> Inputs(const Graph& graph, const std::string& node) {
-  NodeDef def = graph.NodeDefWithInputs(*graph.FindNode(node));
-  return std::vector<std::string>(def.input().begin(), def.input().end());
-}
+using testing::InputNames;
 
 TEST_CASE("Mul, AddV2 and Relu of per-channel Consts become one _DflowScaleShift",
           "[fusion]") {
@@ -63,7 +60,7 @@ TEST_CASE("Mul, AddV2 and Relu of per-channel Consts become one _DflowScaleShift
   CHECK(fused->op() == "_DflowScaleShift");
   CHECK(fused->attr("activation")->s() == "Relu");
   CHECK(fused->assigned_device() == kCpu);
-  CHECK(Inputs(*g, "relu") == std::vector<std::string>{"x", "scale", "shift"});
+  CHECK(InputNames(*g, "relu") == std::vector<std::string>{"x", "scale", "shift"});
 }
 
 TEST_CASE("Without an activation, or with Relu6, the chain still fuses", "[fusion]") {
@@ -74,7 +71,7 @@ TEST_CASE("Without an activation, or with Relu6, the chain still fuses", "[fusio
   REQUIRE(g->FindNode("add") != nullptr);
   CHECK(g->FindNode("add")->op() == "_DflowScaleShift");
   CHECK(g->FindNode("add")->attr("activation")->s().empty());
-  CHECK(Inputs(*g, "out") == std::vector<std::string>{"add"});
+  CHECK(InputNames(*g, "out") == std::vector<std::string>{"add"});
   std::string relu6 = BatchNormRelu({8}, {8});
   relu6.replace(relu6.find("op: 'Relu'"), 10, "op: 'Relu6'");
   g = Fused(relu6);

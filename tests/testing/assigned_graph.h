@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -23,6 +24,12 @@ inline std::unique_ptr<Graph> ImportOnDevice(const std::string& text, const std:
   REQUIRE(graph.ok());
   for (Node* node : (*graph)->nodes()) node->set_assigned_device(device);
   return *std::move(graph);
+}
+
+// The inputs of `node` as a GraphDef would spell them ("x", "w:1", "^c").
+inline std::vector<std::string> InputNames(const Graph& graph, const std::string& node) {
+  NodeDef def = graph.NodeDefWithInputs(*graph.FindNode(node));
+  return std::vector<std::string>(def.input().begin(), def.input().end());
 }
 
 }  // namespace dflow::testing
