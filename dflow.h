@@ -21,6 +21,7 @@
 #include "graph/train/optimizers.h"           // GradientDescent, Momentum, Adam, ...
 #include "graph/train/towers.h"               // data-parallel towers over devices
 #include "graph/train/variable.h"             // Variable
+#include "graph/while_loop.h"                 // BuildWhileLoop: TF 1.x while loops
 #include "proto/config.pb.h"                  // ConfigProto, RunOptions, RunMetadata
 #include "proto/graph.pb.h"                   // GraphDef
 #include "runtime/tensor.h"                   // Tensor

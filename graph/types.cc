@@ -88,6 +88,20 @@ int DataTypeSize(DataType t) {
 
 bool DataTypeIsMemcpyable(DataType t) { return DataTypeSize(t) > 0; }
 
+bool IsFloatOrComplex(DataType t) {
+  switch (BaseType(t)) {
+    case DT_HALF:
+    case DT_BFLOAT16:
+    case DT_FLOAT:
+    case DT_DOUBLE:
+    case DT_COMPLEX64:
+    case DT_COMPLEX128:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool IsKnownDataType(int t) {
   if (t <= 0) return false;
   const int base = t > kDataTypeRefOffset ? t - kDataTypeRefOffset : t;

@@ -40,6 +40,10 @@ int DataTypeSize(DataType t);
 // True when the type's elements are plain bytes that may be memcpy'd between devices.
 bool DataTypeIsMemcpyable(DataType t);
 
+// Floating-point and complex types (half, bfloat16, float, double, complex64/128): what
+// gradients flow through and what prints with a decimal point.
+bool IsFloatOrComplex(DataType t);
+
 // True when `t` is a valid, known enum value (ref values included).
 bool IsKnownDataType(int t);
 

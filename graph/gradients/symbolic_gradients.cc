@@ -1,10 +1,13 @@
 #include "graph/gradients/symbolic_gradients.h"
 
 #include <deque>
+#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "graph/control_flow.h"
+#include "graph/gradients/while_grad.h"
 #include "graph/ops.h"
 #include "graph/status_macros.h"
 
@@ -13,6 +16,13 @@ namespace {
 
 // One AddSymbolicGradients call: the nodes between outputs and inputs, the gradients
 // collected per tensor, and the walk from the outputs back to the inputs.
+//
+// While loops: the walk runs in one frame, the outputs' (the "level"). A loop nested in
+// it is one step of the walk: once the gradients of all its Exits on the paths are
+// summed, AddWhileLoopGradient builds its backward loop and the gradients continue from
+// its Enters' inputs; the nodes inside are not visited one by one. Inside a loop's body
+// (the backward loop's own call) NextIteration's back edges are cut, so one iteration is
+// differentiated.
 class GradientBuilder {
  public:
   GradientBuilder(const GradientRegistry& registry, const Scope& scope,
@@ -29,6 +39,19 @@ class GradientBuilder {
 
  private:
   absl::Status Validate() const;
+  // Reads the graph's frames when it has loops; checks outputs and inputs share one.
+  absl::Status FindLevel();
+  // The frame a tensor lives in (an Exit's is its loop's parent, an Enter's the loop).
+  int TensorFrame(const Output& out) const;
+  // Whether the walk visits `node`: a node of the level frame, an Exit of a loop nested
+  // in it, or an Enter into the level frame (an input of a loop body's gradient).
+  bool Visited(const Node& node) const;
+  // An Enter from the level frame into a loop nested in it.
+  bool EntersChildLoop(const Node& node) const;
+  // A NextIteration of the level frame: its back edge is not followed.
+  bool IsLevelBackEdge(const Node& node) const;
+  // All gradients of the loop `frame`'s Exits are in: its backward loop, then its Enters.
+  absl::Status BackpropLoop(int frame);
   // Fills between_ (on a path from an input to an output) and pending_ (per node of
   // between_, its data out-edges into between_: the gradients it waits for).
   void FindNodesBetween();
@@ -49,6 +72,15 @@ class GradientBuilder {
   // Null: gradients of ones (OnesLike each output), made in Build.
   const std::vector<Output>* given_grad_inputs_;
   std::vector<Output> grad_inputs_;
+
+  std::optional<ControlFlowInfo> frames_;  // only for graphs with loops
+  int level_ = 0;
+  struct LoopGrads {
+    int pending_exits = 0;  // Exits between the outputs and inputs not processed yet
+    const Node* exit = nullptr;
+    NodeGrads exit_grads;
+  };
+  absl::flat_hash_map<int, LoopGrads> loops_;  // by frame
 
   std::vector<bool> between_;
   std::vector<int> pending_;
@@ -88,6 +120,62 @@ absl::Status GradientBuilder::Validate() const {
   return absl::OkStatus();
 }
 
+absl::Status GradientBuilder::FindLevel() {
+  Graph& graph = *scope_.graph();
+  if (!HasControlFlow(graph)) return absl::OkStatus();
+  DFLOW_ASSIGN_OR_RETURN(frames_, BuildControlFlowInfo(graph));
+  level_ = TensorFrame(outputs_[0]);
+  auto check = [&](const Output& out, absl::string_view what, size_t i) -> absl::Status {
+    const int frame = TensorFrame(out);
+    if (frame == level_) return absl::OkStatus();
+    auto name = [&](int f) {
+      return f == 0 ? std::string("the root frame")
+                    : absl::StrCat("while loop '", frames_->frames[f].name, "'");
+    };
+    return absl::UnimplementedError(absl::StrCat(
+        "AddSymbolicGradients: ", what, "[", i, "] '", out.name(), "' is in ", name(frame),
+        " but outputs[0] is in ", name(level_),
+        "; outputs and inputs must be in one frame (take gradients of a loop's results "
+        "with respect to what enters it)"));
+  };
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    DFLOW_RETURN_IF_ERROR(check(outputs_[i], "outputs", i));
+  }
+  for (size_t i = 0; i < inputs_.size(); ++i) DFLOW_RETURN_IF_ERROR(check(inputs_[i], "inputs", i));
+  return absl::OkStatus();
+}
+
+int GradientBuilder::TensorFrame(const Output& out) const {
+  const int id = out.node->id();
+  if (IsEnter(*out.node)) return frames_->entered_frame[id];
+  const int frame = frames_->node_frame[id];
+  return IsExit(*out.node) ? frames_->frames[frame].parent : frame;
+}
+
+bool GradientBuilder::Visited(const Node& node) const {
+  if (!frames_) return true;
+  if (node.id() >= static_cast<int>(frames_->node_frame.size())) return false;  // made since
+  const int frame = frames_->node_frame[node.id()];
+  if (IsExit(node)) return frames_->frames[frame].parent == level_;
+  if (IsEnter(node)) return frames_->entered_frame[node.id()] == level_;
+  return frame == level_;
+}
+
+bool GradientBuilder::EntersChildLoop(const Node& node) const {
+  if (!frames_ || !IsEnter(node) ||
+      node.id() >= static_cast<int>(frames_->node_frame.size())) {
+    return false;
+  }
+  const int entered = frames_->entered_frame[node.id()];
+  return entered > 0 && frames_->frames[entered].parent == level_;
+}
+
+bool GradientBuilder::IsLevelBackEdge(const Node& node) const {
+  return frames_ && IsNextIteration(node) &&
+         node.id() < static_cast<int>(frames_->node_frame.size()) &&
+         frames_->node_frame[node.id()] == level_;
+}
+
 void GradientBuilder::FindNodesBetween() {
   const int num_ids = scope_.graph()->num_node_ids();
   std::vector<bool> backward(num_ids, false);
@@ -100,7 +188,7 @@ void GradientBuilder::FindNodesBetween() {
     Node* node = queue.front();
     queue.pop_front();
     for (const Edge* e : node->in_edges()) {
-      if (e->IsControlEdge() || backward[e->src->id()]) continue;
+      if (e->IsControlEdge() || backward[e->src->id()] || IsLevelBackEdge(*e->src)) continue;
       backward[e->src->id()] = true;
       queue.push_back(e->src);
     }
@@ -114,6 +202,7 @@ void GradientBuilder::FindNodesBetween() {
   while (!queue.empty()) {
     Node* node = queue.front();
     queue.pop_front();
+    if (IsLevelBackEdge(*node)) continue;
     for (const Edge* e : node->out_edges()) {
       if (e->IsControlEdge() || !backward[e->dst->id()] || between_[e->dst->id()]) continue;
       between_[e->dst->id()] = true;
@@ -122,10 +211,14 @@ void GradientBuilder::FindNodesBetween() {
   }
   pending_.assign(num_ids, 0);
   for (Node* node : scope_.graph()->nodes()) {
-    if (node->id() >= num_ids || !between_[node->id()]) continue;
+    if (node->id() >= num_ids || !between_[node->id()] || !Visited(*node)) continue;
     for (const Edge* e : node->out_edges()) {
-      if (!e->IsControlEdge() && between_[e->dst->id()]) ++pending_[node->id()];
+      const Node& dst = *e->dst;
+      if (!e->IsControlEdge() && between_[dst.id()] && (Visited(dst) || EntersChildLoop(dst))) {
+        ++pending_[node->id()];
+      }
     }
+    if (frames_ && IsExit(*node)) ++loops_[frames_->node_frame[node->id()]].pending_exits;
   }
 }
 
@@ -162,6 +255,13 @@ absl::Status GradientBuilder::ProcessNode(Node* node, std::vector<Output>* grad_
       if (inputs_[k] == Output(node, i)) (*grad_outputs)[k] = dy[i];
     }
   }
+  if (frames_ && IsExit(*node)) {
+    const int frame = frames_->node_frame[node->id()];
+    LoopGrads& loop = loops_[frame];
+    loop.exit = node;
+    loop.exit_grads[node] = dy[0];
+    return --loop.pending_exits == 0 ? BackpropLoop(frame) : absl::OkStatus();
+  }
   bool feeds_between = false;
   for (const Edge* e : node->in_edges()) {
     feeds_between |= !e->IsControlEdge() && Between(e->src);
@@ -194,9 +294,29 @@ absl::Status GradientBuilder::ProcessNode(Node* node, std::vector<Output>* grad_
   return absl::OkStatus();
 }
 
+absl::Status GradientBuilder::BackpropLoop(int frame) {
+  const LoopGrads& loop = loops_[frame];
+  NodeGrads enter_grads;
+  DFLOW_RETURN_IF_ERROR(AddWhileLoopGradient(registry_, GradScopeFor(*loop.exit), *loop.exit,
+                                             loop.exit_grads, &enter_grads));
+  const int num_ids = static_cast<int>(between_.size());
+  for (Node* node : scope_.graph()->nodes()) {
+    if (node->id() >= num_ids || frames_->entered_frame[node->id()] != frame ||
+        !Between(node)) {
+      continue;
+    }
+    auto it = enter_grads.find(node);
+    const Edge* in = node->input_edge(0);
+    BackpropAlongEdge(it == enter_grads.end() ? Output() : it->second,
+                      Output(in->src, in->src_output));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status GradientBuilder::Build(std::vector<Output>* grad_outputs) {
   DFLOW_RETURN_IF_ERROR(scope_.status());
   DFLOW_RETURN_IF_ERROR(Validate());
+  DFLOW_RETURN_IF_ERROR(FindLevel());
   if (given_grad_inputs_ != nullptr) {
     grad_inputs_ = *given_grad_inputs_;
   } else {
@@ -212,7 +332,9 @@ absl::Status GradientBuilder::Build(std::vector<Output>* grad_outputs) {
   }
   int num_between = 0;
   for (Node* node : scope_.graph()->nodes()) {
-    if (node->id() >= static_cast<int>(between_.size()) || !Between(node)) continue;
+    if (node->id() >= static_cast<int>(between_.size()) || !Between(node) || !Visited(*node)) {
+      continue;
+    }
     ++num_between;
     if (pending_[node->id()] == 0) ready_.push_back(node);
   }
@@ -226,11 +348,10 @@ absl::Status GradientBuilder::Build(std::vector<Output>* grad_outputs) {
   if (processed != num_between) {
     for (Node* node : scope_.graph()->nodes()) {
       if (node->id() < static_cast<int>(between_.size()) && Between(node) &&
-          pending_[node->id()] > 0) {
+          Visited(*node) && pending_[node->id()] > 0) {
         return absl::UnimplementedError(absl::StrCat(
             "AddSymbolicGradients: node '", node->name(), "' (", node->op(),
-            ") is on a cycle between the outputs and the inputs; gradients of v1 while "
-            "loops built by hand are not supported"));
+            ") is on a cycle between the outputs and the inputs that is not a while loop"));
       }
     }
   }

@@ -10,26 +10,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
+#include "graph/types.h"
 #include "kernels/cpu/array_util.h"
 #include "kernels/cpu/register_cpu_kernels.h"
 #include "runtime/half.h"
 
 namespace dflow {
 namespace {
-
-bool IsFloatLike(DataType t) {
-  switch (t) {
-    case DT_HALF:
-    case DT_BFLOAT16:
-    case DT_FLOAT:
-    case DT_DOUBLE:
-    case DT_COMPLEX64:
-    case DT_COMPLEX128:
-      return true;
-    default:
-      return false;
-  }
-}
 
 template <typename... Args>
 std::string Format(const std::string& format, Args... args) {
@@ -55,7 +42,7 @@ class AsStringOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("shortest", &shortest));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("width", &width));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("fill", &fill));
-    if (dtype_ != DT_STRING && !IsFloatLike(dtype_)) {
+    if (dtype_ != DT_STRING && !IsFloatOrComplex(dtype_)) {
       OP_REQUIRES(ctx, !(scientific || shortest),
                   absl::InvalidArgumentError(
                       absl::StrCat("scientific and shortest format not supported for datatype ",
@@ -91,7 +78,7 @@ class AsStringOp : public OpKernel {
       case DT_BOOL: break;
       case DT_STRING: format_ += "s"; break;
       default:
-        OP_REQUIRES(ctx, IsFloatLike(dtype_),
+        OP_REQUIRES(ctx, IsFloatOrComplex(dtype_),
                     absl::InvalidArgumentError(
                         absl::StrCat("Type not supported: ", DataTypeString(dtype_))));
         format_ += shortest ? "g" : scientific ? "e" : "f";

@@ -19,6 +19,8 @@ using Feeds = ClientSession::FeedType;
 void SetValue(Tensor* t, int64_t i, double v) {
   if (t->dtype() == DT_DOUBLE) {
     t->flat<double>()[i] = v;
+  } else if (t->dtype() == DT_INT32) {  // trip counts and indices fed beside the values
+    t->flat<int32_t>()[i] = static_cast<int32_t>(v);
   } else {
     t->flat<float>()[i] = static_cast<float>(v);
   }

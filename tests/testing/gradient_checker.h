@@ -12,7 +12,7 @@
 
 namespace dflow::testing {
 
-// A float or double tensor of `shape` holding `values` (cast to `dtype`).
+// A float, double (or int32) tensor of `shape` holding `values` (cast to `dtype`).
 Tensor MakeTensor(DataType dtype, const std::vector<int64_t>& shape,
                   const std::vector<double>& values);
 // Values in [-1, 1) from a fixed sequence, distinct enough to avoid ties in max/min.

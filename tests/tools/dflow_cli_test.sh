@@ -64,6 +64,11 @@ out=$("$DFLOW" inspect --graph="$TMP/nokernel.pbtxt" 2>&1) || fail "inspect noke
 echo "$out" | grep -q "^ops without a kernel here: 2$" || fail "inspect nokernel count: $out"
 echo "$out" | grep -qx "  Igamma \[T=DT_FLOAT\]: 2 nodes: g1, g2" || fail "inspect nokernel Igamma: $out"
 echo "$out" | grep -qx "  Zeta \[T=DT_FLOAT\]: 1 node: z" || fail "inspect nokernel Zeta: $out"
+echo "$out" | grep -q "^ops without a C++ gradient: 2$" || fail "inspect nokernel gradients: $out"
+echo "$out" | grep -qx "  Igamma  (2 nodes)" || fail "inspect nokernel Igamma gradient: $out"
+# A while loop's ops are differentiated as a whole (graph/gradients/while_grad.h).
+loop_out=$("$DFLOW" inspect --graph="$CORPUS/pbtxt/tf_grappler_while_loop_const.pbtxt" 2>&1) || fail "inspect while exited $?"
+echo "$loop_out" | grep -q "^ops without a C++ gradient: 0$" || fail "inspect while: loop ops without gradients: $loop_out"
 "$DFLOW" run --graph="$TMP/nokernel.pbtxt" --feed=a=2 --fetch=z >"$TMP/out" 2>"$TMP/err"
 [ $? -eq 1 ] || fail "run nokernel exit"
 grep -q "^INVALID_ARGUMENT: No OpKernel was registered to support 2 ops this step needs" "$TMP/err" || fail "run nokernel message: $(cat "$TMP/err")"

@@ -1,0 +1,297 @@
+#include "graph/gradients/while_grad.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "graph/array_ops.h"
+#include "graph/control_flow.h"
+#include "graph/gradients/symbolic_gradients.h"
+#include "graph/ops.h"
+#include "graph/status_macros.h"
+#include "graph/types.h"
+#include "graph/while_loop_structure.h"
+
+namespace dflow {
+namespace {
+
+bool IsDifferentiable(DataType t) { return IsFloatOrComplex(t); }
+
+Output EnterInput(const Node& enter) {
+  const Edge* e = enter.input_edge(0);
+  return e == nullptr ? Output() : Output(e->src, e->src_output);
+}
+
+// The dtype a resource invariant is read as inside the loop (DT_INVALID: never read).
+DataType ResourceReadType(const Node& enter) {
+  for (const Edge* e : enter.out_edges()) {
+    const AttrValue* dtype = e->IsControlEdge() ? nullptr : e->dst->attr("dtype");
+    if (dtype != nullptr && IsDifferentiable(dtype->type())) return dtype->type();
+  }
+  return DT_INVALID;
+}
+
+// One differentiable value the backward loop carries: a variable's gradient or an
+// invariant's running sum.
+struct Carried {
+  const Node* enter = nullptr;  // the forward Enter it belongs to
+  Output initial;
+  LoopVar var;
+  Output current;  // the backward body's view of it
+};
+
+class WhileGradBuilder {
+ public:
+  WhileGradBuilder(const GradientRegistry& registry, const Scope& scope)
+      : registry_(registry), scope_(scope.WithNoControlDependencies()),
+        graph_(scope.graph()) {}
+
+  absl::Status Build(const Node& exit, const NodeGrads& exit_grads, NodeGrads* enter_grads);
+
+ private:
+  absl::Status FindLoop(const Node& exit);
+  absl::Status CollectCarried(const NodeGrads& exit_grads);
+  void OpenBackwardLoop(const Output& count);
+  absl::Status BuildBackwardBody(std::vector<Output>* dx);
+  // Rewires the inputs of nodes [first_id, end_id) that read the forward loop.
+  absl::Status ReplaceForwardReads(int first_id, int end_id);
+  absl::StatusOr<Output> BackwardValue(const Output& forward);
+  Output Accumulate(const Output& forward);
+  Output CopyConst(const Node& node);
+  bool InForwardFrame(const Node& node) const;
+
+  const GradientRegistry& registry_;
+  const Scope scope_;
+  Graph* graph_;
+  ControlFlowInfo info_;
+  int frame_ = 0;
+  WhileLoopStructure forward_;
+  WhileLoopStructure backward_;
+  std::vector<Carried> vars_;        // per differentiable loop variable
+  std::vector<Carried> invariants_;  // per differentiable invariant
+  LoopVar counter_;
+  Output pivot_;  // the counter inside the backward body
+  int backward_start_ = 0;
+  absl::flat_hash_map<Output, Output> replaced_;
+};
+
+absl::Status WhileGradBuilder::FindLoop(const Node& exit) {
+  DFLOW_ASSIGN_OR_RETURN(info_, BuildControlFlowInfo(*graph_));
+  frame_ = info_.node_frame[exit.id()];
+  const std::string& name = info_.frames[frame_].name;
+  if (info_.frames[frame_].parent != 0) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the gradient of while loop '", name, "', which is nested in another while loop, "
+        "is not supported"));
+  }
+  for (const StaticFrame& f : info_.frames) {
+    if (f.parent == frame_) {
+      return absl::UnimplementedError(absl::StrCat(
+          "the gradient of while loop '", name, "', which contains while loop '", f.name,
+          "', is not supported"));
+    }
+  }
+  DFLOW_ASSIGN_OR_RETURN(forward_, FindWhileLoop(*graph_, info_, frame_));
+  return absl::OkStatus();
+}
+
+absl::Status WhileGradBuilder::CollectCarried(const NodeGrads& exit_grads) {
+  for (const LoopVar& var : forward_.vars) {
+    const Output input = EnterInput(*var.enter);
+    if (!IsDifferentiable(input.dtype())) continue;
+    Carried c{var.enter, Output(), {}, {}};
+    auto it = var.exit == nullptr ? exit_grads.end() : exit_grads.find(var.exit);
+    if (it != exit_grads.end() && it->second.node != nullptr) {
+      c.initial = it->second;
+    } else {
+      c.initial = ZerosLike(scope_, var.exit != nullptr ? var.exit_output() : input);
+    }
+    vars_.push_back(c);
+  }
+  for (Node* enter : forward_.invariants) {
+    const Output input = EnterInput(*enter);
+    Output zeros;
+    if (IsDifferentiable(input.dtype())) {
+      zeros = ZerosLike(scope_, input);
+    } else if (BaseType(input.dtype()) == DT_RESOURCE) {
+      const DataType read = ResourceReadType(*enter);
+      if (read == DT_INVALID) continue;
+      zeros = ZerosLike(scope_, AddOp(scope_, "ReadVariableOp", {input},
+                                      {{"dtype", TypeAttr(read)}}).output(0));
+    } else {
+      continue;
+    }
+    invariants_.push_back({enter, zeros, {}, {}});
+  }
+  return scope_.status();
+}
+
+void WhileGradBuilder::OpenBackwardLoop(const Output& count) {
+  backward_.frame_name = scope_.name_prefix();
+  backward_.parallel_iterations = forward_.parallel_iterations;
+  backward_start_ = graph_->num_node_ids();
+  counter_ = OpenLoopVar(scope_, backward_, count);
+  for (std::vector<Carried>* list : {&vars_, &invariants_}) {
+    for (Carried& c : *list) c.var = OpenLoopVar(scope_, backward_, c.initial);
+  }
+  const int cond_start = graph_->num_node_ids();
+  Output more = Greater(scope_, Output(counter_.merge), 0);
+  AnchorInputlessNodes(graph_, cond_start, Output(counter_.merge));
+  backward_.pred = AddOp(scope_.WithOpName("LoopCond"), "LoopCond", {more}).output(0);
+  pivot_ = SwitchLoopVar(scope_, backward_, &counter_);
+  for (std::vector<Carried>* list : {&vars_, &invariants_}) {
+    for (Carried& c : *list) c.current = SwitchLoopVar(scope_, backward_, &c.var);
+  }
+}
+
+absl::Status WhileGradBuilder::BuildBackwardBody(std::vector<Output>* dx) {
+  std::vector<Output> ys, xs, dys;
+  size_t v = 0;
+  for (const LoopVar& var : forward_.vars) {
+    if (v < vars_.size() && vars_[v].enter == var.enter) {
+      ys.push_back(var.body_output());
+      xs.push_back(var.body_input());
+      dys.push_back(vars_[v].current);
+      ++v;
+    }
+  }
+  for (const Carried& c : invariants_) xs.push_back(Output(const_cast<Node*>(c.enter), 0));
+  const int first_id = graph_->num_node_ids();
+  DFLOW_RETURN_IF_ERROR(AddSymbolicGradients(registry_, scope_, ys, xs, dys, dx));
+  const int end_id = graph_->num_node_ids();
+  DFLOW_RETURN_IF_ERROR(ReplaceForwardReads(first_id, end_id));
+  AnchorInputlessNodes(graph_, first_id, pivot_, end_id);
+  return scope_.status();
+}
+
+bool WhileGradBuilder::InForwardFrame(const Node& node) const {
+  const int id = node.id();
+  if (id >= static_cast<int>(info_.node_frame.size())) return false;
+  return info_.node_frame[id] == frame_ || info_.entered_frame[id] == frame_;
+}
+
+absl::Status WhileGradBuilder::ReplaceForwardReads(int first_id, int end_id) {
+  for (int id = first_id; id < end_id; ++id) {
+    Node* node = graph_->FindNodeId(id);
+    if (node == nullptr) continue;
+    const std::vector<const Edge*> edges = node->in_edges();
+    for (const Edge* e : edges) {
+      if (e->src->id() >= backward_start_) continue;  // made for the backward loop
+      if (e->IsControlEdge()) {
+        graph_->RemoveEdge(e);  // ordering within the forward loop means nothing here
+        continue;
+      }
+      DFLOW_ASSIGN_OR_RETURN(Output value, BackwardValue(Output(e->src, e->src_output)));
+      const int dst_input = e->dst_input;
+      graph_->RemoveEdge(e);
+      graph_->AddEdge(value.node, value.index, node, dst_input);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Output> WhileGradBuilder::BackwardValue(const Output& forward) {
+  auto it = replaced_.find(forward);
+  if (it != replaced_.end()) return it->second;
+  const Node& node = *forward.node;
+  Output value;
+  if (!InForwardFrame(node)) {
+    value = EnterInvariant(scope_, backward_, forward);  // a tensor from outside
+  } else if (IsEnter(node)) {
+    if (!IsConstantEnter(node)) {
+      return absl::UnimplementedError(absl::StrCat(
+          "the gradient of while loop '", forward_.frame_name, "' reads '", node.name(),
+          "', the Enter of a loop variable; only its value inside the loop can be used"));
+    }
+    value = EnterInvariant(scope_, backward_, EnterInput(node));
+  } else if (node.op() == "Const") {
+    value = CopyConst(node);
+  } else {
+    value = Accumulate(forward);
+  }
+  DFLOW_RETURN_IF_ERROR(scope_.status());
+  replaced_.emplace(forward, value);
+  return value;
+}
+
+Output WhileGradBuilder::CopyConst(const Node& node) {
+  Output copy = Const(scope_.WithOpName(node.name()), node.attr("value")->tensor());
+  if (copy.node != nullptr) graph_->AddControlEdge(pivot_.node, copy.node);
+  return copy;
+}
+
+Output WhileGradBuilder::Accumulate(const Output& forward) {
+  const DataType dtype = BaseType(forward.dtype());
+  const AttrMap element = {{"element_dtype", TypeAttr(dtype)}};
+  const Scope s = scope_.NewSubScope("accumulator");
+  Output empty = AddOp(s, "EmptyTensorList", {Input(-1), Input(-1)}, element).output(0);
+  LoopVar pushed = AddLoopVar(s, &forward_, empty, [&](const Scope& in, const Output& list) {
+    return AddOp(in, "TensorListPushBack", {list, forward}, element).output(0);
+  });
+  Output popped;
+  AddLoopVar(s, &backward_, pushed.exit_output(), [&](const Scope& in, const Output& list) {
+    Operation pop = AddOp(in, "TensorListPopBack", {list, Input(-1)}, element);
+    popped = pop.output(1);
+    return pop.output(0);
+  });
+  return popped;
+}
+
+absl::Status WhileGradBuilder::Build(const Node& exit, const NodeGrads& exit_grads,
+                                     NodeGrads* enter_grads) {
+  DFLOW_RETURN_IF_ERROR(FindLoop(exit));
+  DFLOW_RETURN_IF_ERROR(CollectCarried(exit_grads));
+  bool any = false;
+  for (const auto& [node, grad] : exit_grads) any |= grad.node != nullptr;
+  if (!any || (vars_.empty() && invariants_.empty())) return absl::OkStatus();
+
+  LoopVar count = AddLoopVar(scope_.NewSubScope("forward_count"), &forward_,
+                             Const(scope_, 0), [](const Scope& s, const Output& i) {
+                               return Add(s, i, 1);
+                             });
+  OpenBackwardLoop(count.exit_output());
+  DFLOW_RETURN_IF_ERROR(scope_.status());
+  std::vector<Output> dx;
+  DFLOW_RETURN_IF_ERROR(BuildBackwardBody(&dx));
+
+  const int next_start = graph_->num_node_ids();
+  CloseLoopVar(scope_, &backward_, counter_, Sub(scope_, pivot_, 1));
+  AnchorInputlessNodes(graph_, next_start, pivot_);
+  for (size_t i = 0; i < vars_.size(); ++i) {
+    Carried& c = vars_[i];
+    Output next = dx[i].node != nullptr ? dx[i] : ZerosLike(scope_, c.current);
+    CloseLoopVar(scope_, &backward_, c.var, next);
+  }
+  for (size_t j = 0; j < invariants_.size(); ++j) {
+    Carried& c = invariants_[j];
+    const Output& d = dx[vars_.size() + j];
+    CloseLoopVar(scope_, &backward_, c.var, d.node != nullptr ? Add(scope_, c.current, d)
+                                                              : c.current);
+  }
+  DFLOW_RETURN_IF_ERROR(scope_.status());
+  for (std::vector<Carried>* list : {&vars_, &invariants_}) {
+    for (const Carried& c : *list) (*enter_grads)[c.enter] = c.var.exit_output();
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool DifferentiatedAsLoop(absl::string_view op) {
+  for (absl::string_view loop_op : {"Enter", "Exit", "NextIteration", "LoopCond", "RefEnter",
+                                    "RefExit", "RefNextIteration"}) {
+    if (op == loop_op) return true;
+  }
+  return false;
+}
+
+absl::Status AddWhileLoopGradient(const GradientRegistry& registry, const Scope& scope,
+                                  const Node& exit, const NodeGrads& exit_grads,
+                                  NodeGrads* enter_grads) {
+  WhileGradBuilder builder(registry, scope);
+  absl::Status status = builder.Build(exit, exit_grads, enter_grads);
+  if (!status.ok()) scope.UpdateStatus(status);
+  return status;
+}
+
+}  // namespace dflow

@@ -1,0 +1,211 @@
+// Gradients through TF 1.x while loops built with BuildWhileLoop
+// (graph/gradients/while_grad.h): numeric checks of loop variables, invariants, values the
+// backward loop must replay (accumulators), data-dependent trip counts (zero included),
+// loops in sequence, an RNN over a sequence, a resource variable read inside the loop,
+// and what is refused.
+#include <cmath>
+
+#include "catch2/catch.hpp"
+#include "graph/array_ops.h"
+#include "graph/gradients/symbolic_gradients.h"
+#include "graph/ops.h"
+#include "graph/train/optimizers.h"
+#include "graph/train/variable.h"
+#include "graph/while_loop.h"
+#include "session/client_session.h"
+#include "tests/graph/gradients/grad_test_util.h"
+
+namespace dflow::testing {
+namespace {
+
+using Xs = std::vector<Output>;
+constexpr double kTol = 1e-6;
+
+// Runs `body` on (i, vars...) while i < n; returns the variables after the loop.
+Xs Loop(const Scope& s, Input n, const Xs& vars,
+        const std::function<Xs(const Scope&, const Xs&)>& body) {
+  Xs inputs = {Const(s, 0)};
+  inputs.insert(inputs.end(), vars.begin(), vars.end());
+  Xs out;
+  absl::Status status = BuildWhileLoop(
+      s, inputs,
+      [&](const Scope& c, const Xs& v, Output* pred) {
+        *pred = Less(c, v[0], n);
+        return c.status();
+      },
+      [&](const Scope& b, const Xs& v, Xs* next) {
+        *next = {Add(b, v[0], 1)};
+        Xs rest = body(b, Xs(v.begin() + 1, v.end()));
+        next->insert(next->end(), rest.begin(), rest.end());
+        return b.status();
+      },
+      "while", &out);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  return Xs(out.begin() + 1, out.end());
+}
+
+Tensor Int32Scalar(int32_t v) { return MakeTensor(DT_INT32, {}, {static_cast<double>(v)}); }
+
+TEST_CASE("A loop variable's gradient runs back through every iteration") {
+  Scope root = Scope::NewRootScope();
+  Output x = Placeholder(root, DT_DOUBLE);
+  Xs y = Loop(root, 10, {x}, [](const Scope& s, const Xs& v) -> Xs { return {Mul(s, v[0], 2.0)}; });
+  Xs grads;
+  REQUIRE(AddSymbolicGradients(root, y, {x}, &grads).ok());
+  auto session = ClientSession::Create(root);
+  REQUIRE(session.ok());
+  std::vector<Tensor> out;
+  REQUIRE((*session)->Run({{x, MakeTensor(DT_DOUBLE, {2}, {1.0, -2.0})}}, {y[0], grads[0]}, &out)
+              .ok());
+  CHECK(ToDoubles(out[0]) == std::vector<double>{1024.0, -2048.0});
+  CHECK(ToDoubles(out[1]) == std::vector<double>{1024.0, 1024.0});
+}
+
+TEST_CASE("Invariants and nonlinear bodies: the backward loop replays forward values") {
+  // x <- tanh(x * w + b), 4 times: needs each iteration's tanh output and x.
+  auto f = [](const Scope& s, const Xs& in) -> Xs {
+    Xs y = Loop(s, 4, {in[0]}, [&](const Scope& b, const Xs& v) -> Xs {
+      return {Tanh(b, Add(b, Mul(b, v[0], in[1]), in[2]))};
+    });
+    return {WeightedSum(s, y[0])};
+  };
+  CHECK(CheckGradient({{{2, 3}}, {{2, 3}}, {{3}}}, f) < kTol);
+}
+
+TEST_CASE("Loop variables that feed each other, next to an integer one") {
+  // (a, b) <- (a * b, a + sin-free mix), with a float32-free int counter beside them.
+  auto f = [](const Scope& s, const Xs& in) -> Xs {
+    Xs y = Loop(s, 3, {in[0], in[1]}, [](const Scope& b, const Xs& v) -> Xs {
+      return {Mul(b, v[0], v[1]), Add(b, Mul(b, v[0], 0.5), Square(b, v[1]))};
+    });
+    return {WeightedSum(s, y[0]), WeightedSum(s, y[1])};
+  };
+  CHECK(CheckGradient({{{3}, {0.3, -0.2, 0.5}}, {{3}, {0.4, 0.1, -0.6}}}, f) < kTol);
+}
+
+TEST_CASE("A fed trip count, zero included, and two loops in sequence") {
+  Scope root = Scope::NewRootScope();
+  Output x = Placeholder(root, DT_DOUBLE);
+  Output n = Placeholder(root, DT_INT32);
+  Xs first = Loop(root, n, {x}, [](const Scope& s, const Xs& v) -> Xs {
+    return {Mul(s, v[0], v[0])};
+  });
+  Xs second = Loop(root, 2, {first[0]}, [](const Scope& s, const Xs& v) -> Xs {
+    return {Mul(s, v[0], 3.0)};
+  });
+  Xs grads;
+  REQUIRE(AddSymbolicGradients(root, second, {x}, &grads).ok());
+  auto session = ClientSession::Create(root);
+  REQUIRE(session.ok());
+  for (int trips : {0, 1, 2}) {
+    INFO("trips " << trips);
+    std::vector<Tensor> out;
+    REQUIRE((*session)
+                ->Run({{x, MakeTensor(DT_DOUBLE, {1}, {1.5})}, {n, Int32Scalar(trips)}},
+                      {grads[0]}, &out)
+                .ok());
+    // y = 9 x^(2^trips): dy/dx = 9 * 2^trips * x^(2^trips - 1).
+    const double p = static_cast<double>(1 << trips);
+    CHECK(ToDoubles(out[0])[0] == Approx(9.0 * p * std::pow(1.5, p - 1.0)));
+  }
+}
+
+TEST_CASE("An RNN over a sequence: gradients for the weights and every step's input") {
+  // h <- tanh(h W + seq[i]) for i < 3; the input of step i is gathered by the counter.
+  auto f = [](const Scope& s, const Xs& in) -> Xs {
+    const Output& seq = in[0];  // [3, 1, 2]
+    const Output& w = in[1];    // [2, 2]
+    Xs out;
+    REQUIRE(BuildWhileLoop(
+                s, {Const(s, 0), in[2]},
+                [](const Scope& c, const Xs& v, Output* pred) {
+                  *pred = Less(c, v[0], 3);
+                  return c.status();
+                },
+                [&](const Scope& b, const Xs& v, Xs* next) {
+                  Output step = GatherV2(b, seq, v[0], 0);
+                  *next = {Add(b, v[0], 1), Tanh(b, Add(b, MatMul(b, v[1], w), step))};
+                  return b.status();
+                },
+                "rnn", &out)
+                .ok());
+    return {WeightedSum(s, out[1])};
+  };
+  CHECK(CheckGradient({{{3, 1, 2}}, {{2, 2}}, {{1, 2}}}, f) < kTol);
+}
+
+TEST_CASE("A resource variable read inside the loop gets the sum over its reads") {
+  Scope root = Scope::NewRootScope();
+  Variable w = Variable::Create(root.WithOpName("w"), Const(root, {1.5, -0.5}));
+  Output x = Placeholder(root, DT_DOUBLE);
+  // x <- x * w, 3 times, reading w in every iteration: y = x w^3, dy/dw = 3 x w^2.
+  Xs y = Loop(root, 3, {x}, [&](const Scope& s, const Xs& v) -> Xs {
+    return {Mul(s, v[0], w.Read(s))};
+  });
+  Xs grads;
+  REQUIRE(AddSymbolicGradients(root, y, {w.handle(), x}, &grads).ok());
+  REQUIRE(grads[0].node != nullptr);
+  auto session = ClientSession::Create(root);
+  REQUIRE(session.ok());
+  REQUIRE((*session)->Run({}, {}, {w.initializer()}, nullptr).ok());
+  std::vector<Tensor> out;
+  REQUIRE((*session)->Run({{x, MakeTensor(DT_DOUBLE, {2}, {2.0, 4.0})}}, grads, &out).ok());
+  CHECK(ToDoubles(out[0]) == std::vector<double>{3 * 2.0 * 2.25, 3 * 4.0 * 0.25});
+  CHECK(ToDoubles(out[1]) == std::vector<double>{3.375, -0.125});
+}
+
+TEST_CASE("Gradient descent trains through a loop, step after step") {
+  Scope root = Scope::NewRootScope();
+  Variable w = Variable::Create(root.WithOpName("w"), Const(root, {{0.5f}}));
+  Output x = Const(root, {{1.0f}});
+  Xs y = Loop(root, 3, {x}, [&](const Scope& s, const Xs& v) -> Xs {
+    return {MatMul(s, v[0], w.value())};
+  });
+  Output loss = Sum(root, Square(root, Sub(root, y[0], 8.0f)), {0, 1});  // w^3 -> 8
+  GradientDescentOptimizer sgd(0.004);
+  auto train = sgd.Minimize(root, loss, {w});
+  INFO(train.status().ToString());
+  REQUIRE(train.ok());
+  auto session = ClientSession::Create(root);
+  REQUIRE(session.ok());
+  REQUIRE((*session)->Run({}, {}, {w.initializer()}, nullptr).ok());
+  std::vector<Tensor> out;
+  REQUIRE((*session)->Run({}, {}, {*train}, nullptr).ok());
+  REQUIRE((*session)->Run({}, {w.value()}, {}, &out).ok());
+  // d/dw (w^3 - 8)^2 = 6 w^2 (w^3 - 8) = -11.8125 at 0.5.
+  CHECK(out[0].data<float>()[0] == Approx(0.5f + 0.004f * 11.8125f));
+  for (int step = 1; step < 300; ++step) {
+    REQUIRE((*session)->Run({}, {}, {*train}, nullptr).ok());
+  }
+  REQUIRE((*session)->Run({}, {w.value()}, {}, &out).ok());
+  CHECK(out[0].data<float>()[0] == Approx(2.0f).epsilon(1e-4));
+}
+
+TEST_CASE("Gradients the loop cannot give are refused, naming the loop") {
+  Scope root = Scope::NewRootScope();
+  Output x = Placeholder(root, DT_DOUBLE);
+  Output inside;
+  Xs y = Loop(root, 2, {x}, [&](const Scope& s, const Xs& v) -> Xs {
+    inside = Mul(s, v[0], 2.0);
+    Xs nested = Loop(s, 2, {inside}, [](const Scope& b, const Xs& u) -> Xs {
+      return {Square(b, u[0])};
+    });
+    return {nested[0]};
+  });
+  Xs grads;
+  SECTION("a nested loop") {
+    absl::Status status = AddSymbolicGradients(root, y, {x}, &grads);
+    CHECK(status.code() == absl::StatusCode::kUnimplemented);
+    CHECK_THAT(std::string(status.message()), Catch::Contains("which contains while loop"));
+  }
+  SECTION("a tensor inside the loop") {
+    absl::Status status = AddSymbolicGradients(root, y, {inside}, &grads);
+    CHECK(status.code() == absl::StatusCode::kUnimplemented);
+    CHECK_THAT(std::string(status.message()),
+               Catch::Contains("inputs[0] 'while/body/Mul:0' is in while loop 'while'"));
+  }
+}
+
+}  // namespace
+}  // namespace dflow::testing
