@@ -7,6 +7,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "graph/control_flow.h"
+#include "graph/graph_def_import.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "graph/ops.h"
@@ -21,7 +23,19 @@ struct Update {
   int node;       // index in the graph
   int grad_slot;  // which input is the gradient
   TensorId grad;  // that input
+  // A sparse update (SparseApply*, ResourceSparseApply*): the rows' indices; slot -1
+  // for a dense update.
+  int indices_slot = -1;
+  TensorId indices;
 };
+
+// Ops that make a resource living for one step (a v1 loop's stacks, TensorArrays): a tower
+// needs its own, so they are copied with the part that uses them.
+bool CreatesStepResource(const std::string& op) {
+  static const NameSet kCreators = {"StackV2", "Stack", "TensorArrayV3", "TensorArrayV2",
+                                    "TensorArray"};
+  return kCreators.contains(op);
+}
 
 class Replicator {
  public:
@@ -41,6 +55,15 @@ class Replicator {
   absl::StatusOr<std::vector<Update>> FindUpdates(int train_op) const;
   NameSet Forward(const std::vector<int>& from, const NameSet& stop) const;
   NameSet Backward(const std::vector<int>& from) const;
+  // Adds to R what its copies need of their own: per-step resources R uses (stacks,
+  // TensorArrays, the Enters carrying them), and every node of the v1 loop frames R
+  // reaches (a copy of part of a loop would read another tower's frame).
+  absl::Status CloseOverLoopsAndStepResources();
+  // A stateful node the train op runs that reads R but is neither in it nor an update
+  // (Adam's sparse path: ScatterAdd into its slots) would see tower 0 alone: refused.
+  absl::Status CheckStateReadingR(int train_op, const NameSet& updates) const;
+  // Why R's node `name` cannot be copied per tower ("" when it can).
+  std::string ReplicationProblem(const Node& node) const;
   void Place(NodeDef* node, const std::string& device, const std::string& prefix) const;
 
   // Tower t >= 1's name of node `name` of R: prefixed, unless tower 0 alone runs it.
@@ -49,6 +72,7 @@ class Replicator {
   }
 
   const GraphDef& graph_;
+  std::unique_ptr<Graph> imported_;  // graph_ imported: frames and input dtypes
   absl::flat_hash_map<std::string, int> index_;
   NameSet replicated_;
   NameSet tower0_only_;  // variable writers in R (batch-norm moving averages)
@@ -88,11 +112,6 @@ absl::StatusOr<std::vector<Update>> Replicator::FindUpdates(int train_op) const 
     for (int a = 0; a < def->input_arg_size(); ++a) {
       const std::string& arg = def->input_arg(a).name();
       if (arg != "grad" && arg != "delta") continue;
-      if (absl::StrContains(node.op(), "Sparse")) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--devices: '", name, "' (", node.op(),
-            ") applies a sparse gradient; towers average dense gradients only"));
-      }
       absl::StatusOr<TensorId> grad =
           a < node.input_size() ? ParseTensorName(node.input(a))
                                 : absl::InvalidArgumentError("missing");
@@ -101,7 +120,19 @@ absl::StatusOr<std::vector<Update>> Replicator::FindUpdates(int train_op) const 
             "--devices: update '", name, "' (", node.op(), ") has no valid input ", a,
             " (its ", arg, ")"));
       }
-      updates.push_back({i, a, *grad});
+      Update update{i, a, *grad};
+      for (int k = 0; k < def->input_arg_size() && k < node.input_size(); ++k) {
+        if (def->input_arg(k).name() != "indices") continue;
+        absl::StatusOr<TensorId> indices = ParseTensorName(node.input(k));
+        if (!indices.ok() || indices->IsControl() || !index_.contains(indices->node)) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "--devices: sparse update '", name, "' (", node.op(),
+              ") has no valid input ", k, " (its indices)"));
+        }
+        update.indices_slot = k;
+        update.indices = *indices;
+      }
+      updates.push_back(update);
     }
   }
   if (updates.empty()) {
@@ -188,33 +219,97 @@ void Replicator::Place(NodeDef* node, const std::string& device,
 // Tower 0 alone runs them (TF 1's multi-tower example keeps the first tower's updates).
 bool IsVariableAssign(const std::string& op) { return absl::StartsWith(op, "Assign"); }
 
-std::string ReplicationProblem(const std::string& op) {
-  static const NameSet kControlFlow = {"Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
-                                       "RefNextIteration", "LoopCond", "Switch", "RefSwitch",
-                                       "Merge", "RefMerge"};
-  if (kControlFlow.contains(op)) return "v1 control flow is not replicated yet";
+std::string Replicator::ReplicationProblem(const Node& node) const {
   static const NameSet kReads = {"ReadVariableOp", "ResourceGather", "ResourceGatherNd",
                                  "VariableShape"};
-  const OpDef* def = OpRegistry::Global().Find(op);
-  if (def == nullptr || !def->is_stateful() || kReads.contains(op)) {
-    for (const auto& arg : def == nullptr ? OpDef().input_arg() : def->input_arg()) {
-      if (arg.is_ref()) return "it writes a variable through a ref";
+  const OpDef& def = node.op_def();
+  const bool writes = def.is_stateful() && !kReads.contains(node.op());
+  for (const Edge* e : node.in_edges()) {
+    if (e->IsControlEdge()) continue;
+    const DataType type = node.input_types()[e->dst_input];
+    if (IsRefType(type) && !writes) {
+      return "it writes a variable through a ref";
     }
-    return "";
-  }
-  for (const auto& arg : def->input_arg()) {
-    if (arg.type() == DT_RESOURCE || arg.is_ref()) {
+    // A stateful op on a resource made outside R writes what every tower shares; on one
+    // made in R (a loop's stack or TensorArray) it writes its tower's own.
+    if (writes && (type == DT_RESOURCE || IsRefType(type)) &&
+        !replicated_.contains(e->src->name())) {
       return "it writes a variable or a shared resource (e.g. batch-norm moving averages)";
     }
   }
   return "";
 }
 
+absl::Status Replicator::CheckStateReadingR(int train_op, const NameSet& updates) const {
+  for (const std::string& name : Backward({train_op})) {
+    if (replicated_.contains(name) || updates.contains(name)) continue;
+    const Node* node = imported_->FindNode(name);
+    if (node == nullptr || !node->op_def().is_stateful()) continue;
+    for (const Edge* e : node->in_edges()) {
+      if (e->IsControlEdge() || !replicated_.contains(e->src->name())) continue;
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--devices: '", name, "' (", node->op(), ") writes state from '", e->src->name(),
+          "', which each tower computes from its own data; towers combine only the "
+          "gradients of optimizer updates (ops with a grad or delta input), so this one "
+          "would see tower 0 alone"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Replicator::CloseOverLoopsAndStepResources() {
+  std::vector<int> creators, members;
+  for (int i = 0; i < graph_.node_size(); ++i) {
+    if (CreatesStepResource(graph_.node(i).op())) creators.push_back(i);
+    if (replicated_.contains(graph_.node(i).name())) members.push_back(i);
+  }
+  if (!creators.empty()) {
+    const NameSet carriers = Forward(creators, {});
+    for (const std::string& name : Backward(members)) {
+      if (carriers.contains(name)) replicated_.insert(name);
+    }
+  }
+  if (!HasControlFlow(*imported_)) return absl::OkStatus();
+  DFLOW_ASSIGN_OR_RETURN(ControlFlowInfo info, BuildControlFlowInfo(*imported_));
+  absl::flat_hash_set<int> frames;
+  for (const std::string& name : replicated_) {
+    const Node* node = imported_->FindNode(name);
+    for (int f = node == nullptr ? 0 : info.node_frame[node->id()]; f > 0;
+         f = info.frames[f].parent) {
+      frames.insert(f);
+    }
+  }
+  for (const Node* node : imported_->nodes()) {
+    if (frames.contains(info.node_frame[node->id()]) ||
+        frames.contains(info.entered_frame[node->id()])) {
+      replicated_.insert(node->name());
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::vector<std::string> WeightedTerms(GraphDef* graph, const std::string& scope,
+                                       const std::vector<std::string>& tensors,
+                                       const std::vector<std::string>& weights,
+                                       DataType dtype);
+
 // The weighted sum of the towers' `tensors` (weight_t * tensor_t, the weights fed per
 // step; TrainingLoopOptions::tower_weights), named under `scope`.
 std::string AddWeightedSum(GraphDef* graph, const std::string& scope,
                            const std::vector<std::string>& tensors,
                            const std::vector<std::string>& weights, DataType dtype) {
+  std::vector<std::string> terms = WeightedTerms(graph, scope, tensors, weights, dtype);
+  NodeDef* sum = AddNodeDef(graph, scope + "/mean", "AddN", terms);
+  (*sum->mutable_attr())["T"] = TypeAttr(dtype);
+  (*sum->mutable_attr())["N"] = IntAttr(static_cast<int64_t>(terms.size()));
+  return sum->name();
+}
+
+// weight_t * tensor_t per tower (the weights cast to `dtype`).
+std::vector<std::string> WeightedTerms(GraphDef* graph, const std::string& scope,
+                                       const std::vector<std::string>& tensors,
+                                       const std::vector<std::string>& weights,
+                                       DataType dtype) {
   std::vector<std::string> terms;
   for (size_t t = 0; t < tensors.size(); ++t) {
     std::string weight = weights[t];
@@ -229,10 +324,51 @@ std::string AddWeightedSum(GraphDef* graph, const std::string& scope,
     (*term->mutable_attr())["T"] = TypeAttr(dtype);
     terms.push_back(term->name());
   }
-  NodeDef* sum = AddNodeDef(graph, scope + "/mean", "AddN", terms);
+  return terms;
+}
+
+// ConcatV2 of `tensors` (of `dtype`) along axis 0.
+std::string AddConcat(GraphDef* graph, const std::string& name,
+                      const std::vector<std::string>& tensors, DataType dtype) {
+  NodeDef* axis = AddNodeDef(graph, name + "/axis", "Const", {});
+  TensorProto zero;
+  zero.set_dtype(DT_INT32);
+  zero.mutable_tensor_shape();
+  zero.add_int_val(0);
+  (*axis->mutable_attr())["dtype"] = TypeAttr(DT_INT32);
+  (*axis->mutable_attr())["value"] = TensorAttr(zero);
+  std::vector<std::string> inputs = tensors;
+  inputs.push_back(axis->name());
+  NodeDef* concat = AddNodeDef(graph, name, "ConcatV2", inputs);
+  (*concat->mutable_attr())["T"] = TypeAttr(dtype);
+  (*concat->mutable_attr())["N"] = IntAttr(static_cast<int64_t>(tensors.size()));
+  (*concat->mutable_attr())["Tidx"] = TypeAttr(DT_INT32);
+  return concat->name();
+}
+
+// The towers' sparse gradients (rows `values`, their `indices`) as one: the weighted rows
+// concatenated and rows of one index summed (Unique + UnsortedSegmentSum, as TF's
+// optimizers merge repeated indices), so the update sees each index once.
+std::pair<std::string, std::string> AddWeightedSparseSum(
+    GraphDef* graph, const std::string& scope, const std::vector<std::string>& values,
+    const std::vector<std::string>& indices, const std::vector<std::string>& weights,
+    DataType dtype, DataType index_type) {
+  const std::string rows =
+      AddConcat(graph, scope + "/rows", WeightedTerms(graph, scope, values, weights, dtype),
+                dtype);
+  const std::string all = AddConcat(graph, scope + "/indices", indices, index_type);
+  NodeDef* unique = AddNodeDef(graph, scope + "/unique", "Unique", {all});
+  (*unique->mutable_attr())["T"] = TypeAttr(index_type);
+  (*unique->mutable_attr())["out_idx"] = TypeAttr(DT_INT32);
+  NodeDef* count = AddNodeDef(graph, scope + "/count", "Size", {unique->name()});
+  (*count->mutable_attr())["T"] = TypeAttr(index_type);
+  (*count->mutable_attr())["out_type"] = TypeAttr(DT_INT32);
+  NodeDef* sum = AddNodeDef(graph, scope + "/sum", "UnsortedSegmentSum",
+                            {rows, unique->name() + ":1", count->name()});
   (*sum->mutable_attr())["T"] = TypeAttr(dtype);
-  (*sum->mutable_attr())["N"] = IntAttr(static_cast<int64_t>(terms.size()));
-  return sum->name();
+  (*sum->mutable_attr())["Tindices"] = TypeAttr(DT_INT32);
+  (*sum->mutable_attr())["Tnumsegments"] = TypeAttr(DT_INT32);
+  return {sum->name(), unique->name()};
 }
 
 // The towers' weights: PlaceholderWithDefault 1/towers, fed share / batch per step.
@@ -307,6 +443,7 @@ absl::StatusOr<ReplicatedGraph> Replicator::Run(const std::vector<std::string>& 
           "built for any batch size (placeholder shape [None, ...])"));
     }
   }
+  DFLOW_ASSIGN_OR_RETURN(imported_, ImportGraphDef(graph_));
   DFLOW_ASSIGN_OR_RETURN(int train, NodeOf(train_op, "train op"));
   DFLOW_ASSIGN_OR_RETURN(std::vector<Update> updates, FindUpdates(train));
   NameSet stop = {graph_.node(train).name()};
@@ -314,6 +451,7 @@ absl::StatusOr<ReplicatedGraph> Replicator::Run(const std::vector<std::string>& 
   for (const Update& u : updates) {
     stop.insert(graph_.node(u.node).name());
     targets.push_back(index_.at(u.grad.node));
+    if (u.indices_slot >= 0) targets.push_back(index_.at(u.indices.node));
   }
   int loss_node = -1;
   if (!loss.empty()) {
@@ -324,13 +462,15 @@ absl::StatusOr<ReplicatedGraph> Replicator::Run(const std::vector<std::string>& 
   for (const std::string& name : Backward(targets)) {
     if (forward.contains(name) && !stop.contains(name)) replicated_.insert(name);
   }
+  DFLOW_RETURN_IF_ERROR(CloseOverLoopsAndStepResources());
+  DFLOW_RETURN_IF_ERROR(CheckStateReadingR(train, stop));
   for (const std::string& name : replicated_) {
     const NodeDef& node = graph_.node(index_.at(name));
     if (IsVariableAssign(node.op())) {
       tower0_only_.insert(name);
       continue;
     }
-    const std::string problem = ReplicationProblem(node.op());
+    const std::string problem = ReplicationProblem(*imported_->FindNode(name));
     if (!problem.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--devices: '", name, "' (", node.op(), ") depends on the data and cannot be "
@@ -342,6 +482,11 @@ absl::StatusOr<ReplicatedGraph> Replicator::Run(const std::vector<std::string>& 
       return absl::InvalidArgumentError(absl::StrCat(
           "--devices: the gradient '", u.grad.ToString(), "' of '",
           graph_.node(u.node).name(), "' does not depend on the data"));
+    }
+    if (u.indices_slot >= 0 && !replicated_.contains(u.indices.node)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--devices: the indices '", u.indices.ToString(), "' of sparse update '",
+          graph_.node(u.node).name(), "' do not depend on the data"));
     }
   }
   for (size_t d = 0; d < data.size(); ++d) {
@@ -379,9 +524,21 @@ absl::StatusOr<ReplicatedGraph> Replicator::Run(const std::vector<std::string>& 
     const std::string grad = graph_.node(u.node).input(u.grad_slot);
     std::vector<std::string> grads;
     for (int t = 0; t < towers; ++t) grads.push_back(Prefixed(prefix(t), grad));
-    const std::string mean =
-        AddWeightedSum(&out.graph, "dflow_towers/" + name, grads, out.tower_weights, dtype);
-    *out.graph.mutable_node(u.node)->mutable_input(u.grad_slot) = mean;
+    NodeDef* update = out.graph.mutable_node(u.node);
+    if (u.indices_slot < 0) {
+      *update->mutable_input(u.grad_slot) =
+          AddWeightedSum(&out.graph, "dflow_towers/" + name, grads, out.tower_weights, dtype);
+      continue;
+    }
+    const std::string indices = graph_.node(u.node).input(u.indices_slot);
+    std::vector<std::string> all_indices;
+    for (int t = 0; t < towers; ++t) all_indices.push_back(Prefixed(prefix(t), indices));
+    DFLOW_ASSIGN_OR_RETURN(DataType index_type, GetTypeAttr(graph_.node(u.node), "Tindices"));
+    auto [rows, unique] = AddWeightedSparseSum(&out.graph, "dflow_towers/" + name, grads,
+                                               all_indices, out.tower_weights, dtype,
+                                               index_type);
+    *update->mutable_input(u.grad_slot) = rows;
+    *update->mutable_input(u.indices_slot) = unique;
   }
   if (loss_node >= 0) {
     DFLOW_ASSIGN_OR_RETURN(DataType dtype, TypeOf(graph_.node(loss_node)));

@@ -13,12 +13,19 @@
 //    the weights "dflow_towers/weight_<t>" (default 1/N) fed share_t / batch per step, so
 //    unequal shares still give the whole batch's mean gradient; the loss reported is the
 //    towers' weighted mean, "dflow_towers/loss/mean".
+//  - a sparse update (SparseApply*, ResourceSparseApply*: rows and their indices) gets the
+//    towers' weighted rows concatenated, rows of one index summed (Unique +
+//    UnsortedSegmentSum, as TF's optimizers merge repeated indices).
 // Colocation (`_class`) entries that point outside R are dropped in R and its copies (a
 // gradient need not sit with its variable); entries inside R follow the copy.
+// v1 while loops: every node of a loop frame R reaches is copied, each copy's frames
+// renamed "tower_<t>/<frame>", and so are the per-step resources R uses (the stacks and
+// TensorArrays of a dynamic_rnn and its gradient, with the Enters that carry them).
 // Assign* ops in R (batch-norm moving averages written from the batch statistics) run in
 // tower 0 only, as TF 1's multi-tower example keeps the first tower's update ops; other
-// writers of variables or shared resources (scatters, stacks and TensorArrays of v1
-// loops) and v1 control flow are refused: each tower would write, or share the frames.
+// writers of variables or shared resources in R are refused (each tower would write), and
+// so is a stateful op outside R that reads it without being an update (Adam's sparse path
+// scatters into its slots: it would see tower 0 alone).
 #ifndef DFLOW_GRAPH_TRAIN_REPLICATE_H_
 #define DFLOW_GRAPH_TRAIN_REPLICATE_H_
 
@@ -42,8 +49,9 @@ struct ReplicatedGraph {
 
 // INVALID_ARGUMENT naming the problem: fewer than 2 devices or an empty one; a data
 // tensor, the loss or the train op not in the graph; a data placeholder with a fixed
-// batch dimension; no update reached from `train_op`; a sparse update; a gradient, the
-// loss or a data tensor outside R; an op R cannot hold (above); a non-float gradient.
+// batch dimension; no update reached from `train_op`; a gradient, a sparse update's
+// indices, the loss or a data tensor outside R; an op R cannot hold or state written
+// from R outside an update (above); a non-float gradient.
 absl::StatusOr<ReplicatedGraph> ReplicateForTowers(const GraphDef& graph,
                                                    const std::vector<std::string>& data_tensors,
                                                    const std::string& loss,

@@ -161,6 +161,45 @@ TEST_CASE("Data-parallel towers (--devices) train with TF's single-device losses
   CHECK(absl::StrContains(r.status.message(), "has a fixed batch dimension (16)"));
 }
 
+TEST_CASE("Towers with sparse updates and through v1 while loops keep TF's losses") {
+  // embedding_any_batch_momentum: the table's gradient is sparse (ResourceSparseApply-
+  // Momentum): the towers' rows are concatenated, repeated ids summed. lstm_any_batch_adam:
+  // a dynamic_rnn, whose loop frames, stacks and TensorArrays each tower gets its own of.
+  struct Case {
+    const char* model;
+    const char* feed;
+    const char* batch;
+    std::vector<double> tf;  // expected.json's first five losses
+    int towers_log_nodes;
+  };
+  const std::vector<Case> cases = {
+      {"embedding_any_batch_momentum", "ids", "8",
+       {1.135648488998413, 1.1291712522506714, 1.1171891689300537, 1.1008174419403076,
+        1.0812082290649414},
+       64},
+      {"lstm_any_batch_adam", "x", "4",
+       {1.1245137453079224, 1.0965698957443237, 1.0693507194519043, 1.0426905155181885,
+        1.0163941383361816},
+       340},
+  };
+  for (const Case& c : cases) {
+    const std::string zoo = std::string("tests/data/training/") + c.model + "/";
+    const std::string feed = std::string(c.feed) + ":0=" + zoo + "feed." + c.feed + "_0.npy";
+    Result r = Train({"--meta_graph=" + zoo + "model.meta", "--checkpoint=" + zoo + "init.ckpt",
+                      "--train_op=train", "--loss=loss:0", "--data=" + feed,
+                      "--data=labels:0=" + zoo + "feed.labels_0.npy",
+                      std::string("--batch=") + c.batch, "--epochs=5", "--shuffle=false",
+                      "--output=json", "--progress=none", "--devices=/cpu:0,/cpu:1",
+                      "--config=device_count { key: \"CPU\" value: 2 }"});
+    INFO(c.model << ": " << r.status.ToString());
+    REQUIRE(r.status.ok());
+    CHECK(absl::StrContains(r.err, absl::StrCat("2 towers of ", c.towers_log_nodes, " nodes")));
+    std::vector<double> ours = Losses(r.out);
+    REQUIRE(ours.size() == c.tf.size());
+    for (size_t i = 0; i < c.tf.size(); ++i) CHECK(ours[i] == Approx(c.tf[i]).epsilon(1e-5));
+  }
+}
+
 TEST_CASE("--devices with one device trains the whole graph there (a simulated GPU)") {
   setenv("DFLOW_SIMULATED_GPUS", "1", 1);
   const std::string zoo = "tests/data/training/mlp_any_batch_adam/";

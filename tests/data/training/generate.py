@@ -139,13 +139,14 @@ def losses_mlp(r, resource):
                 t: r.standard_normal((16, 3)).astype(np.float32)}
 
 
-def embedding(r, resource):
+def embedding(r, resource, any_batch=False):
   """Bag of embeddings: ids [8, 4] (repeats within and across rows) from a 20 x 6 table, mean
   over each row, Dense(3). The table's gradient is IndexedSlices, so the optimizer takes its
   sparse path: Unique + UnsortedSegmentSum to merge repeated ids, then SparseApply*, or
-  Scatter* for Adam's slots."""
-  ids = v1.placeholder(tf.int32, [8, 4], name="ids")
-  y = v1.placeholder(tf.int32, [8], name="labels")
+  Scatter* for Adam's slots. `any_batch`: ids of shape [None, 4], as towers need."""
+  rows = None if any_batch else 8
+  ids = v1.placeholder(tf.int32, [rows, 4], name="ids")
+  y = v1.placeholder(tf.int32, [rows], name="labels")
   table = v1.get_variable("embedding", [20, 6], use_resource=resource,
                           initializer=v1.random_uniform_initializer(-0.5, 0.5, seed=SEED + 3))
   pooled = tf.reduce_mean(v1.nn.embedding_lookup(table, ids), axis=1)
@@ -155,16 +156,26 @@ def embedding(r, resource):
                 y: r.integers(0, 3, 8).astype(np.int32)}
 
 
-def lstm(r, resource):
+def embedding_any_batch(r, resource):
+  return embedding(r, resource, any_batch=True)
+
+
+def lstm(r, resource, any_batch=False):
+  """A dynamic_rnn LSTMCell(8) classifier; `any_batch`: inputs [None, 6, 3] (towers)."""
   from tf_keras.src.layers.rnn import legacy_cells
-  x = v1.placeholder(tf.float32, [4, 6, 3], name="x")
-  y = v1.placeholder(tf.int32, [4], name="labels")
+  rows = None if any_batch else 4
+  x = v1.placeholder(tf.float32, [rows, 6, 3], name="x")
+  y = v1.placeholder(tf.int32, [rows], name="labels")
   cell = legacy_cells.LSTMCell(8, initializer=v1.glorot_uniform_initializer(seed=SEED))
   outputs, state = v1.nn.dynamic_rnn(cell, x, dtype=tf.float32)
   logits = dense(state.h, 3, "logits", resource)
   loss = v1.losses.sparse_softmax_cross_entropy(y, logits)
   return loss, {x: r.standard_normal((4, 6, 3)).astype(np.float32),
                 y: r.integers(0, 3, 4).astype(np.int32)}
+
+
+def lstm_any_batch(r, resource):
+  return lstm(r, resource, any_batch=True)
 
 
 MODELS = [
@@ -206,6 +217,11 @@ MODELS = [
      "embedding_lookup on resource variables, Adam: ResourceScatterAdd into m and v"),
     ("embedding_resource_momentum", embedding, "momentum", True,
      "embedding_lookup on resource variables, Momentum: ResourceSparseApplyMomentum"),
+    ("embedding_any_batch_momentum", embedding_any_batch, "momentum", True,
+     "embedding_lookup on resource variables, ids of any batch size (towers with sparse "
+     "updates), Momentum: ResourceSparseApplyMomentum"),
+    ("lstm_any_batch_adam", lstm_any_batch, "adam", False,
+     "dynamic_rnn LSTMCell(8), inputs of any batch size (towers through a v1 while loop)"),
 ]
 
 

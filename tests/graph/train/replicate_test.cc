@@ -109,6 +109,60 @@ TEST_CASE("A variable written from the data (a moving average) is updated by tow
   CHECK(waits);
 }
 
+// rows = table[ids]; loss = sum(rows^2); the table's sparse gradient 2 * rows at ids,
+// applied by ResourceSparseApplyMomentum, or (`scatter`) scattered into a slot as Adam's
+// sparse path does.
+GraphDef SparseModel(bool scatter) {
+  Scope root = Scope::NewRootScope();
+  Variable table = Variable::Create(root.WithOpName("table"), {{1.0f, 2.0f}, {3.0f, 4.0f}});
+  Variable accum = Variable::Create(root.WithOpName("accum"), {{0.0f, 0.0f}, {0.0f, 0.0f}});
+  Output ids = Placeholder(root.WithOpName("ids"), DT_INT32, PartialShape({-1}));
+  Output rows = AddOp(root.WithOpName("rows"), "ResourceGather", {table.handle(), ids},
+                      {{"dtype", TypeAttr(DT_FLOAT)}}).output(0);
+  Output loss = Sum(root.WithOpName("loss"), Square(root, rows), {0, 1});
+  Output grad = Mul(root.WithOpName("grad"), rows, 2.0f);
+  Operation update =
+      scatter ? AddOp(root.WithOpName("scatter"), "ResourceScatterAdd", {accum.handle(), ids, grad})
+              : AddOp(root.WithOpName("update"), "ResourceSparseApplyMomentum",
+                      {table.handle(), accum.handle(), Input(0.1f), grad, ids, Input(0.9f)});
+  Operation dense = AddOp(root.WithOpName("dense"), "ResourceApplyGradientDescent",
+                          {accum.handle(), Input(0.1f), Mul(root, loss, Const(root, {{0.f, 0.f}, {0.f, 0.f}}))});
+  NoOp(root.WithOpName("train").WithControlDependencies({update, dense}));
+  GraphDef g;
+  REQUIRE(root.ToGraphDef(&g).ok());
+  return g;
+}
+
+TEST_CASE("A sparse update takes the towers' rows concatenated, repeated indices summed") {
+  absl::StatusOr<ReplicatedGraph> r = ReplicateForTowers(SparseModel(false), {"ids:0"}, "loss:0",
+                                                         "train", {"/cpu:0", "/cpu:1"});
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  const NodeDef* update = Find(r->graph, "update");
+  REQUIRE(update != nullptr);
+  const NodeDef* sum = Find(r->graph, update->input(3));
+  REQUIRE(sum != nullptr);
+  CHECK(sum->op() == "UnsortedSegmentSum");
+  CHECK(update->input(4) == "dflow_towers/update/unique");
+  const NodeDef* rows = Find(r->graph, sum->input(0));
+  REQUIRE(rows != nullptr);
+  CHECK(rows->op() == "ConcatV2");
+  CHECK(Find(r->graph, rows->input(1))->op() == "Mul");  // tower 1's rows, weighted
+  const NodeDef* indices = Find(r->graph, "dflow_towers/update/indices");
+  REQUIRE(indices != nullptr);
+  CHECK(indices->input(0) == "ids:0");
+  CHECK(indices->input(1) == "tower_1/ids:0");
+}
+
+TEST_CASE("State written from one tower's tensors outside an update is refused") {
+  absl::StatusOr<ReplicatedGraph> r = ReplicateForTowers(SparseModel(true), {"ids:0"}, "loss:0",
+                                                         "train", {"/cpu:0", "/cpu:1"});
+  REQUIRE(!r.ok());
+  INFO(r.status().message());
+  CHECK(absl::StrContains(r.status().message(),
+                          "'scatter' (ResourceScatterAdd) writes state from 'ids'"));
+}
+
 TEST_CASE("Graphs towers cannot split are refused with the reason") {
   GraphDef g = Model();
   auto error = [&](const GraphDef& graph, std::vector<std::string> devices,
