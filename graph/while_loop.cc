@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "graph/control_flow.h"
 #include "graph/ops.h"
 #include "graph/status_macros.h"
 #include "graph/types.h"
@@ -14,15 +15,20 @@ namespace {
 
 // Moves what a cond or body function read from outside the loop into the loop's frame:
 // a data input from before the loop reads one invariant Enter of it instead (one per
-// tensor), a control input from before the loop orders the loop's Enters instead, and
-// nodes left without inputs are anchored to the function's pivot.
+// tensor), a control input from before the loop orders the loop's Enters instead, a
+// loop variable's Merge read by the body reads the variable's body input instead (the
+// same value, on the gradient's path), and nodes reading nothing but invariants (or
+// nothing) are anchored to the function's pivot, so they run once per iteration and not
+// in the iteration the condition ends (TF's _MaybeAddControlDependency).
 class OutsideCapture {
  public:
   OutsideCapture(const Scope& scope, const WhileLoopStructure& loop, int loop_start)
       : scope_(scope.WithNoControlDependencies()), loop_(loop), loop_start_(loop_start) {}
 
-  // The nodes made since `first_id`; `enters` are the loop variables' Enters.
-  void Capture(int first_id, const Output& pivot, const std::vector<Node*>& enters) {
+  // The nodes made since `first_id`; `enters` are the loop variables' Enters; `merges`
+  // maps each variable's Merge to its body input (empty for the condition).
+  void Capture(int first_id, const Output& pivot, const std::vector<Node*>& enters,
+               const absl::flat_hash_map<const Node*, Output>& merges) {
     Graph* graph = scope_.graph();
     const int end = graph->num_node_ids();
     for (int id = first_id; id < end; ++id) {
@@ -30,6 +36,13 @@ class OutsideCapture {
       if (node == nullptr) continue;
       const std::vector<const Edge*> edges = node->in_edges();
       for (const Edge* e : edges) {
+        auto it = merges.find(e->src);
+        if (it != merges.end() && e->src_output == 0) {
+          const int dst_input = e->dst_input;
+          graph->RemoveEdge(e);
+          graph->AddEdge(it->second.node, it->second.index, node, dst_input);
+          continue;
+        }
         if (e->src->id() >= loop_start_) continue;
         Node* src = e->src;
         if (e->IsControlEdge()) {
@@ -44,7 +57,28 @@ class OutsideCapture {
         graph->AddEdge(inside.node, inside.index, node, dst_input);
       }
     }
-    AnchorInputlessNodes(graph, first_id, pivot);
+    for (int id = first_id; id < end; ++id) {
+      Node* node = graph->FindNodeId(id);
+      if (node != nullptr && ReadsOnlyInvariants(*node)) graph->AddControlEdge(pivot.node, node);
+    }
+  }
+
+  // A body result that is an invariant (or a tensor from outside) passes through an
+  // Identity anchored to `pivot`, so NextIteration does not fire once the loop ends.
+  Output Result(const Output& out, const Output& pivot) {
+    Output inside = Inside(out);
+    if (inside.node == nullptr || !IsInvariant(*inside.node)) return inside;
+    return Identity(scope_.WithControlDependencies(Operation(pivot)), inside);
+  }
+
+  bool IsInvariant(const Node& node) const {
+    return node.id() >= loop_start_ && IsConstantEnter(node);
+  }
+  bool ReadsOnlyInvariants(const Node& node) const {
+    for (const Edge* e : node.in_edges()) {
+      if (!IsInvariant(*e->src)) return false;
+    }
+    return true;  // also for a node without inputs
   }
 
   // `out` itself when made inside the loop, else its invariant Enter.
@@ -94,7 +128,8 @@ absl::Status Build(const Scope& scope, const std::vector<Output>& inputs,
                    const std::string& frame_name, const WhileLoopOptions& options,
                    std::vector<Output>* outputs) {
   DFLOW_RETURN_IF_ERROR(scope.status());
-  const Scope loop_scope = scope.NewSubScope(frame_name);
+  // An empty name would keep the parent's prefix: two loops could share a frame.
+  const Scope loop_scope = scope.NewSubScope(frame_name.empty() ? "while" : frame_name);
   const Scope inner = loop_scope.WithNoControlDependencies();
   WhileLoopStructure loop;
   loop.frame_name = loop_scope.name_prefix();
@@ -118,8 +153,9 @@ absl::Status Build(const Scope& scope, const std::vector<Output>& inputs,
   Output pred;
   DFLOW_RETURN_IF_ERROR(cond(inner.NewSubScope("cond"), merged, &pred));
   DFLOW_RETURN_IF_ERROR(scope.status());
-  capture.Capture(cond_start, merged[0], enters);
+  capture.Capture(cond_start, merged[0], enters, {});
   pred = capture.Inside(pred);
+  DFLOW_RETURN_IF_ERROR(scope.status());
   if (pred.node == nullptr || BaseType(pred.dtype()) != DT_BOOL) {
     return LoopError(loop, absl::StrCat("the condition must be a bool, not ",
                                         pred.node == nullptr ? std::string("null")
@@ -136,9 +172,13 @@ absl::Status Build(const Scope& scope, const std::vector<Output>& inputs,
   DFLOW_RETURN_IF_ERROR(body(inner.NewSubScope("body"), body_inputs, &next));
   DFLOW_RETURN_IF_ERROR(scope.status());
   DFLOW_RETURN_IF_ERROR(CheckBodyOutputs(loop, inputs, next));
-  capture.Capture(body_start, body_inputs[0], enters);
+  absl::flat_hash_map<const Node*, Output> merges;
+  for (size_t i = 0; i < vars.size(); ++i) merges[vars[i].merge] = body_inputs[i];
+  capture.Capture(body_start, body_inputs[0], enters, merges);
   for (size_t i = 0; i < vars.size(); ++i) {
-    CloseLoopVar(inner, &loop, vars[i], capture.Inside(next[i]));
+    auto it = merges.find(next[i].node);
+    const Output result = it != merges.end() && next[i].index == 0 ? it->second : next[i];
+    CloseLoopVar(inner, &loop, vars[i], capture.Result(result, body_inputs[0]));
   }
   DFLOW_RETURN_IF_ERROR(scope.status());
   outputs->clear();

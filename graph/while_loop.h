@@ -21,8 +21,10 @@
 // Beyond TF's C++ API, as Python's tf.while_loop: `cond` and `body` may read tensors from
 // outside the loop (each becomes one loop invariant, an Enter with is_constant), and ops
 // they make without inputs (constants) get a control edge from the loop, so they run in
-// its frame. The frame is named after the uniquified sub-scope `frame_name` (e.g.
-// "tower_1/while_2"), so two loops never share one.
+// its frame; ops reading nothing but invariants are anchored too, so they run once per
+// iteration. A Merge output the body reads (kept from `cond`) is read as the variable's
+// body input. The frame is named after the uniquified sub-scope `frame_name` ("while"
+// when empty; e.g. "tower_1/while_2"), so two loops never share one.
 //
 // Gradients: AddSymbolicGradients differentiates through the loop
 // (graph/gradients/while_grad.h).

@@ -48,7 +48,8 @@ class GradientBuilder {
   bool Visited(const Node& node) const;
   // An Enter from the level frame into a loop nested in it.
   bool EntersChildLoop(const Node& node) const;
-  // A NextIteration of the level frame: its back edge is not followed.
+  // A NextIteration of the level frame (its back edge is not followed) or a LoopCond
+  // (a loop's predicate has no gradient: nothing flows through it).
   bool IsLevelBackEdge(const Node& node) const;
   // All gradients of the loop `frame`'s Exits are in: its backward loop, then its Enters.
   absl::Status BackpropLoop(int frame);
@@ -122,7 +123,7 @@ absl::Status GradientBuilder::Validate() const {
 
 absl::Status GradientBuilder::FindLevel() {
   Graph& graph = *scope_.graph();
-  if (!HasControlFlow(graph)) return absl::OkStatus();
+  if (outputs_.empty() || !HasControlFlow(graph)) return absl::OkStatus();
   DFLOW_ASSIGN_OR_RETURN(frames_, BuildControlFlowInfo(graph));
   level_ = TensorFrame(outputs_[0]);
   auto check = [&](const Output& out, absl::string_view what, size_t i) -> absl::Status {
@@ -171,7 +172,7 @@ bool GradientBuilder::EntersChildLoop(const Node& node) const {
 }
 
 bool GradientBuilder::IsLevelBackEdge(const Node& node) const {
-  return frames_ && IsNextIteration(node) &&
+  return frames_ && (IsNextIteration(node) || node.op() == "LoopCond") &&
          node.id() < static_cast<int>(frames_->node_frame.size()) &&
          frames_->node_frame[node.id()] == level_;
 }
@@ -299,7 +300,7 @@ absl::Status GradientBuilder::BackpropLoop(int frame) {
   NodeGrads enter_grads;
   DFLOW_RETURN_IF_ERROR(AddWhileLoopGradient(registry_, GradScopeFor(*loop.exit), *loop.exit,
                                              loop.exit_grads, &enter_grads));
-  const int num_ids = static_cast<int>(between_.size());
+  const int num_ids = static_cast<int>(frames_->entered_frame.size());
   for (Node* node : scope_.graph()->nodes()) {
     if (node->id() >= num_ids || frames_->entered_frame[node->id()] != frame ||
         !Between(node)) {

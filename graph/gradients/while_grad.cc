@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "graph/array_ops.h"
 #include "graph/control_flow.h"
@@ -59,6 +60,10 @@ class WhileGradBuilder {
   Output Accumulate(const Output& forward);
   Output CopyConst(const Node& node);
   bool InForwardFrame(const Node& node) const;
+  // Whether `node` computes inside a conditional of the forward body (after a Switch
+  // other than the loop's own, before a Merge): dead in iterations whose branch is not
+  // taken, so it cannot be pushed once per iteration.
+  bool InsideBodyConditional(const Node& node) const;
 
   const GradientRegistry& registry_;
   const Scope scope_;
@@ -170,6 +175,29 @@ bool WhileGradBuilder::InForwardFrame(const Node& node) const {
   return info_.node_frame[id] == frame_ || info_.entered_frame[id] == frame_;
 }
 
+bool WhileGradBuilder::InsideBodyConditional(const Node& node) const {
+  absl::flat_hash_set<const Node*> loop_switches, seen = {&node};
+  for (const LoopVar& var : forward_.vars) loop_switches.insert(var.switch_node);
+  std::vector<const Node*> stack = {&node};
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    if (IsMerge(*n)) continue;  // a Merge forwards whichever branch is alive
+    if (n->op() == "Switch" || n->op() == "RefSwitch") {
+      if (!loop_switches.contains(n)) return true;
+      continue;
+    }
+    for (const Edge* e : n->in_edges()) {
+      const int id = e->src->id();
+      if (id < static_cast<int>(info_.node_frame.size()) && info_.node_frame[id] == frame_ &&
+          seen.insert(e->src).second) {
+        stack.push_back(e->src);
+      }
+    }
+  }
+  return false;
+}
+
 absl::Status WhileGradBuilder::ReplaceForwardReads(int first_id, int end_id) {
   for (int id = first_id; id < end_id; ++id) {
     Node* node = graph_->FindNodeId(id);
@@ -206,6 +234,11 @@ absl::StatusOr<Output> WhileGradBuilder::BackwardValue(const Output& forward) {
     value = EnterInvariant(scope_, backward_, EnterInput(node));
   } else if (node.op() == "Const") {
     value = CopyConst(node);
+  } else if (InsideBodyConditional(node)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the gradient of while loop '", forward_.frame_name, "' needs '", node.name(),
+        "', computed inside a conditional (Switch/Merge) within the loop body; gradients "
+        "of conditionals inside while loops are not supported"));
   } else {
     value = Accumulate(forward);
   }

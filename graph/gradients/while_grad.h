@@ -21,9 +21,9 @@
 //      carried by data, so any parallel_iterations is safe).
 //
 // Not supported (UNIMPLEMENTED naming the frame): a loop nested in another loop or
-// containing one; a gradient reading a variable's Enter directly. Values read from inside
-// a conditional within the body must be alive in every iteration (as in TF 1's
-// accumulators, a dead value would skip its push).
+// containing one; a gradient reading a variable's Enter directly, or a value computed
+// inside a conditional within the body (dead in some iterations, it cannot be pushed
+// once per iteration). The loop's predicate has no gradient.
 #ifndef DFLOW_GRAPH_GRADIENTS_WHILE_GRAD_H_
 #define DFLOW_GRAPH_GRADIENTS_WHILE_GRAD_H_
 

@@ -7,6 +7,7 @@
 #include "graph/ops.h"
 #include "graph/while_loop.h"
 #include "graph/while_loop_structure.h"
+#include "proto/config.pb.h"
 #include "session/client_session.h"
 #include "tests/testing/gradient_checker.h"
 
@@ -14,6 +15,14 @@ namespace dflow::testing {
 namespace {
 
 using Outputs = std::vector<Output>;
+
+// The condition v[0] < limit (a literal limit is made inside the loop and anchored).
+CondGraphBuilderFn FirstBelow(Input::Initializer limit) {
+  return [limit](const Scope& s, const Outputs& v, Output* pred) {
+    *pred = Less(s, v[0], Input(limit));
+    return s.status();
+  };
+}
 
 // i < limit: i + 1, x * factor.
 absl::Status CountAndScale(const Scope& root, const Output& x, const Output& limit,
@@ -68,10 +77,7 @@ TEST_CASE("Tensors from outside become one invariant each; constants stay in the
   Outputs out;
   REQUIRE(BuildWhileLoop(
               root, {Const(root, 0), x},
-              [](const Scope& s, const Outputs& v, Output* pred) {
-                *pred = Less(s, v[0], 3);  // a literal: anchored in the loop
-                return s.status();
-              },
+              FirstBelow(3),
               [&](const Scope& s, const Outputs& v, Outputs* next) {
                 *next = {Add(s, v[0], 1), Add(s, Mul(s, v[1], factor), Sub(s, factor, 3.0))};
                 return s.status();
@@ -117,10 +123,7 @@ TEST_CASE("A control dependency from outside orders the loop's entry") {
   Outputs out;
   REQUIRE(BuildWhileLoop(
               root, {x},
-              [](const Scope& s, const Outputs& v, Output* pred) {
-                *pred = Less(s, v[0], 10.0);
-                return s.status();
-              },
+              FirstBelow(10.0),
               [&](const Scope& s, const Outputs& v, Outputs* next) {
                 *next = {Add(s.WithControlDependencies(Operation(side)), v[0], 4.0)};
                 return s.status();
@@ -132,11 +135,60 @@ TEST_CASE("A control dependency from outside orders the loop's entry") {
   CHECK(ToDoubles(got[0]) == std::vector<double>{13.0});
 }
 
+TEST_CASE("A body result read from outside, or computed from invariants only, ends") {
+  // Without the pivot anchor, NextIteration(invariant) would fire in the iteration the
+  // condition ends too, and the loop would never stop.
+  Scope root = Scope::NewRootScope();
+  Output w = Placeholder(root, DT_DOUBLE);
+  Outputs out;
+  REQUIRE(BuildWhileLoop(
+              root, {Const(root, 0), Const(root, 0.0), Const(root, 0.0)},
+              FirstBelow(3),
+              [&](const Scope& s, const Outputs& v, Outputs* next) {
+                *next = {Add(s, v[0], 1), w, Square(s, w)};
+                return s.status();
+              },
+              "while", &out)
+              .ok());
+  RunOptions options;
+  options.set_timeout_in_ms(20000);
+  auto session = ClientSession::Create(root);
+  REQUIRE(session.ok());
+  std::vector<Tensor> got;
+  absl::Status status = (*session)->Run(
+      options, {{w, MakeTensor(DT_DOUBLE, {}, {1.5})}}, out, {}, &got, nullptr);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  CHECK(ToDoubles(got[1]) == std::vector<double>{1.5});
+  CHECK(ToDoubles(got[2]) == std::vector<double>{2.25});
+}
+
+TEST_CASE("A Merge output kept from the condition reads as the body input") {
+  Scope root = Scope::NewRootScope();
+  Output x = Placeholder(root, DT_DOUBLE);
+  Outputs merged, out;
+  REQUIRE(BuildWhileLoop(
+              root, {x},
+              [&](const Scope& s, const Outputs& v, Output* pred) {
+                merged = v;
+                *pred = Less(s, v[0], 100.0);
+                return s.status();
+              },
+              [&](const Scope& s, const Outputs& v, Outputs* next) {
+                *next = {Mul(s, v[0], merged[0])};  // x * x
+                return s.status();
+              },
+              "while", &out)
+              .ok());
+  const Node* mul = root.graph()->FindNode("while/body/Mul");
+  REQUIRE(mul != nullptr);
+  CHECK(mul->input_edge(1)->src->op() == "Identity");
+  std::vector<Tensor> got = RunOrFail(root, {{x, MakeTensor(DT_DOUBLE, {}, {3.0})}}, out);
+  CHECK(ToDoubles(got[0]) == std::vector<double>{6561.0});  // 3 -> 9 -> 81 -> 6561
+}
+
 TEST_CASE("Malformed loops are reported, naming the loop") {
-  auto cond = [](const Scope& s, const Outputs& v, Output* pred) {
-    *pred = Less(s, v[0], 3.0);
-    return s.status();
-  };
+  const CondGraphBuilderFn cond = FirstBelow(3.0);
   SECTION("a body returning too few tensors") {
     Scope root = Scope::NewRootScope();
     Outputs out;

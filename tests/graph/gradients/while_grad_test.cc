@@ -7,11 +7,13 @@
 
 #include "catch2/catch.hpp"
 #include "graph/array_ops.h"
+#include "graph/cond_ops.h"
 #include "graph/gradients/symbolic_gradients.h"
 #include "graph/ops.h"
 #include "graph/train/optimizers.h"
 #include "graph/train/variable.h"
 #include "graph/while_loop.h"
+#include "proto/config.pb.h"
 #include "session/client_session.h"
 #include "tests/graph/gradients/grad_test_util.h"
 
@@ -182,6 +184,47 @@ TEST_CASE("Gradient descent trains through a loop, step after step") {
   CHECK(out[0].data<float>()[0] == Approx(2.0f).epsilon(1e-4));
 }
 
+TEST_CASE("A condition on a float invariant, a body reading the Merge, an int result") {
+  // x <- x * x while x < limit (limit fed, float): the predicate has no gradient, and the
+  // body's read of the condition's Merge is the body input, so d/dx is 2^n x^(2^n - 1).
+  Scope root = Scope::NewRootScope();
+  Output x = Placeholder(root, DT_DOUBLE);
+  Output limit = Placeholder(root, DT_DOUBLE);
+  Xs merged, out;
+  REQUIRE(BuildWhileLoop(
+              root, {Const(root, 0), x},
+              [&](const Scope& s, const Xs& v, Output* pred) {
+                merged = v;
+                *pred = Less(s, v[1], limit);
+                return s.status();
+              },
+              [&](const Scope& s, const Xs& v, Xs* next) {
+                *next = {Add(s, v[0], 1), Mul(s, v[1], merged[1])};
+                return s.status();
+              },
+              "while", &out)
+              .ok());
+  Xs grads;
+  REQUIRE(AddSymbolicGradients(root, {out[1]}, {x, limit}, &grads).ok());
+  Xs int_grads;  // the trip count is an int: no gradient reaches the limit through it
+  REQUIRE(AddSymbolicGradients(root, {out[0]}, {limit}, &int_grads).ok());
+  auto session = ClientSession::Create(root);
+  REQUIRE(session.ok());
+  RunOptions options;
+  options.set_timeout_in_ms(20000);
+  std::vector<Tensor> got;
+  absl::Status status = (*session)->Run(
+      options, {{x, MakeTensor(DT_DOUBLE, {}, {1.1})}, {limit, MakeTensor(DT_DOUBLE, {}, {2.0})}},
+      {out[0], grads[0], grads[1]}, {}, &got, nullptr);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  const int n = got[0].data<int32_t>()[0];  // 1.1 -> 1.21 -> 1.4641 -> 2.14: 3 trips
+  CHECK(n == 3);
+  CHECK(ToDoubles(got[1])[0] == Approx(8.0 * std::pow(1.1, 7.0)));
+  CHECK(ToDoubles(got[2])[0] == 0.0);
+  CHECK((int_grads[0].node == nullptr || int_grads[0].dtype() == DT_DOUBLE));
+}
+
 TEST_CASE("Gradients the loop cannot give are refused, naming the loop") {
   Scope root = Scope::NewRootScope();
   Output x = Placeholder(root, DT_DOUBLE);
@@ -198,6 +241,19 @@ TEST_CASE("Gradients the loop cannot give are refused, naming the loop") {
     absl::Status status = AddSymbolicGradients(root, y, {x}, &grads);
     CHECK(status.code() == absl::StatusCode::kUnimplemented);
     CHECK_THAT(std::string(status.message()), Catch::Contains("which contains while loop"));
+  }
+  SECTION("a value inside a conditional of the body") {
+    Scope s2 = Scope::NewRootScope();
+    Output x2 = Placeholder(s2, DT_DOUBLE);
+    Output p2 = Placeholder(s2, DT_BOOL);
+    Xs z = Loop(s2, 2, {x2}, [&](const Scope& b, const Xs& v) -> Xs {
+      SwitchOutputs sw = Switch(b, v[0], p2);
+      return {Merge(b, {Square(b, sw.output_true), Neg(b, sw.output_false)}).output};
+    });
+    absl::Status status = AddSymbolicGradients(s2, z, {x2}, &grads);
+    CHECK(status.code() == absl::StatusCode::kUnimplemented);
+    CHECK_THAT(std::string(status.message()),
+               Catch::Contains("computed inside a conditional (Switch/Merge) within the loop"));
   }
   SECTION("a tensor inside the loop") {
     absl::Status status = AddSymbolicGradients(root, y, {inside}, &grads);
