@@ -42,6 +42,46 @@ bool HasPlainTypes(const Node& node) {
 
 bool IsConst(const Node& node) { return IsConstantOp(node.op()); }
 
+bool IsIdentityLike(const std::string& op) {
+  return op == "Identity" || op == "Snapshot" || op == "StopGradient";
+}
+
+// The Const an identity-like `node` forwards unchanged (rule 0), or null.
+Node* ForwardedConst(const Node& node) {
+  if (!IsIdentityLike(node.op()) || node.in_edges().size() != 1) return nullptr;
+  const Edge* in = node.in_edges()[0];
+  if (in->IsControlEdge() || !IsConst(*in->src) ||
+      in->src->assigned_device() != node.assigned_device()) {
+    return nullptr;
+  }
+  return in->src;
+}
+
+// Rule 0; returns the number of nodes bypassed.
+int BypassIdentitiesOfConsts(Graph* graph) {
+  std::vector<int> work;  // ids: a node may be queued again after it was removed
+  for (const Node* node : graph->nodes()) work.push_back(node->id());
+  int bypassed = 0;
+  while (!work.empty()) {
+    Node* node = graph->FindNodeId(work.back());
+    work.pop_back();
+    Node* constant = node == nullptr ? nullptr : ForwardedConst(*node);
+    if (constant == nullptr) continue;
+    const std::vector<const Edge*> readers = node->out_edges();
+    for (const Edge* e : readers) {
+      if (e->IsControlEdge()) {
+        graph->AddControlEdge(constant, e->dst);
+      } else {
+        graph->AddEdge(constant, 0, e->dst, e->dst_input);
+        work.push_back(e->dst->id());  // an Identity of this one now reads the Const
+      }
+    }
+    graph->RemoveNode(node);
+    ++bypassed;
+  }
+  return bypassed;
+}
+
 // Whether rule 1 lets `node` fold, its inputs aside.
 bool MayFold(const Node& node) {
   return !IsUnfoldableOp(node.op()) && OnCpu(node) && !node.op_def().is_stateful() &&
@@ -196,10 +236,11 @@ bool ConstantFoldingEnabled(const ConfigProto& config) {
 }
 
 absl::StatusOr<int> FoldConstants(Graph* graph, const ConstantFoldingOptions& options) {
+  const int bypassed = BypassIdentitiesOfConsts(graph);
   const absl::flat_hash_set<int> folding = FoldingNodes(*graph);
-  if (folding.empty()) return 0;
+  if (folding.empty()) return bypassed;
   std::vector<FoldedOutput> outputs = FrontierOutputs(*graph, folding);
-  if (outputs.empty()) return 0;
+  if (outputs.empty()) return bypassed;
   ConfigProto config;
   (*config.mutable_device_count())["GPU"] = 0;
   config.set_intra_op_parallelism_threads(1);
@@ -219,17 +260,17 @@ absl::StatusOr<int> FoldConstants(Graph* graph, const ConstantFoldingOptions& op
     }
   }
   absl::StatusOr<std::unique_ptr<Session>> session = NewSession(config);
-  if (!session.ok()) return 0;  // rule 4
+  if (!session.ok()) return bypassed;  // rule 4
   std::vector<Tensor> values;
   if (!(*session)->Create(FoldingGraphDef(*graph, folding)).ok() ||
       !(*session)->Run({}, fetches, {}, &values).ok()) {
-    return 0;
+    return bypassed;
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (values[i].TotalBytes() > static_cast<size_t>(options.max_constant_bytes)) continue;
     DFLOW_RETURN_IF_ERROR(ReplaceWithConst(graph, outputs[i], values[i], folding));
   }
-  return RemoveUnread(graph, candidates);
+  return bypassed + RemoveUnread(graph, candidates);
 }
 
 // The pruned graph of each signature, unless the ConfigProto turns folding off.

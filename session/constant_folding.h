@@ -6,6 +6,11 @@
 // graph/batch_norm_folding.h then folds into the convolution.
 //
 // Rules:
+//  0. An Identity (Snapshot, StopGradient) of a Const on the same device, with no control
+//     inputs, is bypassed: its readers read the Const (control readers wait on it) and
+//     the node goes. No value is computed or copied: a frozen Keras model reads every
+//     weight through such an Identity (its former ReadVariableOp), and VGG16's 553 MB
+//     would otherwise pass through the nested session of rule 2, copied several times.
 //  1. A node folds when it is on a CPU device, its op is stateless and not a source,
 //     control-flow, send/receive, argument or Placeholder op, it has at least one data
 //     input, every input (data and control) comes from a Const or a folding node, and
@@ -40,7 +45,7 @@ struct ConstantFoldingOptions {
 // Whether `config` leaves constant folding on (see above).
 bool ConstantFoldingEnabled(const ConfigProto& config);
 
-// Rules 1-4 on `graph`; returns the number of nodes folded away.
+// Rules 0-4 on `graph`; returns the number of nodes folded or bypassed away.
 absl::StatusOr<int> FoldConstants(Graph* graph, const ConstantFoldingOptions& options = {});
 
 }  // namespace dflow

@@ -76,6 +76,33 @@ GraphDef WithoutBigConstValues(GraphDef* graph_def, std::vector<std::string>* ba
   return copy;
 }
 
+// The big Const values of `graph` (this plan's own copy, about to be partitioned) moved
+// out by node name, so partitioning does not copy them once more.
+absl::flat_hash_map<std::string, AttrValue> TakeBigConstValues(Graph* graph) {
+  absl::flat_hash_map<std::string, AttrValue> values;
+  for (Node* node : graph->nodes()) {
+    if (!IsConstantOp(node->op())) continue;
+    auto* attrs = node->mutable_def()->mutable_attr();
+    auto value = attrs->find("value");
+    if (value == attrs->end() || value->second.ByteSizeLong() <= kKeptConstValueBytes) continue;
+    values.emplace(node->name(), std::move(value->second));
+    attrs->erase(value);
+  }
+  return values;
+}
+
+// Puts the values TakeBigConstValues moved out back into the partition that has the Const.
+void RestoreConstValues(absl::flat_hash_map<std::string, AttrValue>* values,
+                        GraphDef* partition) {
+  for (NodeDef& node : *partition->mutable_node()) {
+    if (!IsConstantOp(node.op())) continue;
+    auto it = values->find(node.name());
+    if (it == values->end()) continue;
+    (*node.mutable_attr())["value"] = std::move(it->second);
+    values->erase(it);
+  }
+}
+
 }  // namespace
 
 std::string PlanSignature::Key() const {
@@ -122,7 +149,15 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
 
   PartitionOptions partition_options;
   partition_options.kernels = &kernels;  // HostMemory args cross devices without copies
+  // The pruned graph is the plan's own copy: its big constants move into the partitions
+  // rather than being copied again, and it is gone before the kernels make their tensors
+  // (a frozen VGG16's 553 MB of weights are not held four times while the plan is built).
+  absl::flat_hash_map<std::string, AttrValue> const_values = TakeBigConstValues(graph.get());
   DFLOW_ASSIGN_OR_RETURN(auto partition_defs, PartitionGraph(partition_options, *graph));
+  graph.reset();
+  for (auto& [device_name, graph_def] : partition_defs) {
+    RestoreConstValues(&const_values, &graph_def);
+  }
   plan->needs_rendezvous_ = partition_defs.size() > 1;
   for (auto& [device_name, graph_def] : partition_defs) {
     for (const NodeDef& node : graph_def.node()) {

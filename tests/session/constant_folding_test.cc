@@ -88,6 +88,34 @@ TEST_CASE("FoldConstants folds through the Identity a frozen variable is read by
   CHECK(graph->FindNode("y")->input_edge(1)->src == constant);
 }
 
+TEST_CASE("An Identity chain on a Const is bypassed, its value never copied", "[session]") {
+  // Rule 0: w -> read -> read2 feeding a computation on x; `after` waits on read2.
+  std::unique_ptr<Graph> graph = ImportOnCpu(R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "w" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT float_val: 3 } } } }
+    node { name: "read" op: "Identity" input: "w" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "read2" op: "Snapshot" input: "read" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "y" op: "Mul" input: "x" input: "read2" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "after" op: "NoOp" input: "^read2" }
+    node { name: "ordered" op: "Identity" input: "w" input: "^x"
+           attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "z" op: "Mul" input: "x" input: "ordered" attr { key: "T" value { type: DT_FLOAT } } }
+  )pb");
+  const Node* w = graph->FindNode("w");
+  absl::StatusOr<int> folded = FoldConstants(graph.get());
+  REQUIRE(folded.ok());
+  CHECK(*folded == 2);
+  CHECK(graph->FindNode("read") == nullptr);
+  CHECK(graph->FindNode("read2") == nullptr);
+  CHECK(graph->FindNode("w") == w);  // the same node: nothing was computed or copied
+  CHECK(graph->FindNode("y")->input_edge(1)->src == w);
+  bool waits_on_w = false;
+  for (const Edge* e : graph->FindNode("after")->in_edges()) waits_on_w |= e->src == w;
+  CHECK(waits_on_w);
+  CHECK(graph->FindNode("ordered") != nullptr);  // its control input keeps it
+}
+
 TEST_CASE("FoldConstants leaves a graph whose constant part fails", "[session]") {
   // Reshape of 2 values to [3]: an error for the step to report, not for folding.
   std::unique_ptr<Graph> graph = ImportOnCpu(R"pb(
