@@ -34,7 +34,8 @@ absl::Status ReadApplyAttrs(const OpKernelConstruction& ctx, optimizer::Args<T>*
 }
 
 // The scalar inputs, in order: every input after the first `num_slots` except those in
-// `skip` (the gradient, a sparse op's indices). TF's "lr is not a scalar: [1]".
+// `skip` (the gradient, a sparse op's indices). TF's "lr is not a scalar: [1]". An int64
+// input (AdagradDA's global_step) is read as T, as TF's kernels cast it.
 template <typename T>
 absl::Status ReadApplyScalars(const OpKernelContext& ctx, int num_slots,
                               const std::vector<int>& skip, const std::vector<std::string>& names,
@@ -42,6 +43,11 @@ absl::Status ReadApplyScalars(const OpKernelContext& ctx, int num_slots,
   int n = 0;
   for (int i = num_slots; i < ctx.num_inputs(); ++i) {
     if (std::find(skip.begin(), skip.end(), i) != skip.end()) continue;
+    if (ctx.input(i).dtype() == DT_INT64) {
+      DFLOW_RETURN_IF_ERROR(CheckScalarInput(ctx, i, DT_INT64, names[i]));
+      args->scalar[n++] = static_cast<T>(ctx.input(i).scalar<int64_t>());
+      continue;
+    }
     DFLOW_RETURN_IF_ERROR(CheckScalarInput(ctx, i, DataTypeOf<T>(), names[i]));
     args->scalar[n++] = ctx.input(i).scalar<T>();
   }

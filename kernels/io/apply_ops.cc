@@ -1,6 +1,7 @@
 // Dense optimizer apply ops, ref and resource forms, float and double: ApplyMomentum,
 // ApplyAdam, ApplyAdaMax, ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdagrad, ApplyAdagradV2,
-// ApplyAdadelta, ApplyFtrl, ApplyFtrlV2, ApplyProximalGradientDescent, ApplyProximalAdagrad,
+// ApplyAdadelta, ApplyAdagradDA, ApplyFtrl, ApplyFtrlV2, ApplyProximalGradientDescent,
+// ApplyProximalAdagrad,
 // ApplyAddSign, ApplyPowerSign and their Resource* twins, plus ResourceApplyKerasMomentum
 // (which has no ref form). The update rules: optimizer_functors.h.
 //
@@ -97,6 +98,7 @@ absl::Status RegisterApplyKernels(KernelRegistry* r) {
   DFLOW_RETURN_IF_ERROR(
       RegisterBoth<opt::ProximalGradientDescent>(r, "ApplyProximalGradientDescent"));
   DFLOW_RETURN_IF_ERROR(RegisterBoth<opt::ProximalAdagrad>(r, "ApplyProximalAdagrad"));
+  DFLOW_RETURN_IF_ERROR(RegisterBoth<opt::AdagradDA>(r, "ApplyAdagradDA"));
   DFLOW_RETURN_IF_ERROR(RegisterBoth<opt::AddSign>(r, "ApplyAddSign"));
   return RegisterBoth<opt::PowerSign>(r, "ApplyPowerSign");
 }

@@ -394,6 +394,44 @@ struct ProximalAdagrad {
   };
 };
 
+// ApplyAdagradDA(var, gradient_accumulator, gradient_squared_accumulator, grad, lr, l1, l2,
+// global_step): g += grad, gg += grad^2, then with step T
+//   var = lr * -sign(g) * max(|g| - l1 * T, 0) / (sqrt(gg) + T * l2 * lr)   (l1 > 0)
+//   var = lr * g * -1 / (sqrt(gg) + T * l2 * lr)                             (l1 = 0)
+// (the sparse kernel divides through by T * lr: -sign(g) * max(|g| / T - l1, 0) /
+// (l2 + sqrt(gg) / (T * lr)), rounding differently).
+struct AdagradDA {
+  static constexpr int kSlots = 3;
+  static constexpr int kGrad = 3;
+  template <typename T, Form kForm>
+  struct Step {
+    explicit Step(const Args<T>& a)
+        : lr(a.scalar[0]), l1(a.scalar[1]), l2(a.scalar[2]), step(a.scalar[3]) {}
+    void operator()(T* const* s, int64_t i, T g) const {
+      T& ga = s[1][i];
+      T& gg = s[2][i];
+      ga += g;
+      gg += g * g;
+      s[0][i] = kForm == Form::kDense ? Dense(ga, gg) : Sparse(ga, gg);
+    }
+    T Dense(T ga, T gg) const {
+      const T denominator = std::sqrt(gg) + step * l2 * lr;
+      if (l1 > T(0)) {
+        return lr * (-Sign(ga) * std::max(std::abs(ga) - step * l1, T(0))) / denominator;
+      }
+      return lr * ga * T(-1) / denominator;
+    }
+    T Sparse(T ga, T gg) const {
+      const T denominator = l2 + std::sqrt(gg) / (step * lr);
+      if (l1 > T(0)) {
+        return T(-1) * Sign(ga) * std::max(std::abs(ga) / step - l1, T(0)) / denominator;
+      }
+      return T(-1) * (ga / step) / denominator;
+    }
+    const T lr, l1, l2, step;
+  };
+};
+
 // ApplyAddSign(var, m, lr, alpha, sign_decay, beta, grad): m = m * beta + grad * (1 - beta);
 // var -= lr * (alpha + sign_decay * sign(grad) * sign(m)) * grad.
 struct AddSign {

@@ -1,7 +1,8 @@
 // Sparse optimizer apply ops, the updates of embedding tables from IndexedSlices gradients,
 // ref and resource forms, float and double, int32 and int64 indices: SparseApplyMomentum,
 // SparseApplyAdagrad, SparseApplyAdagradV2, SparseApplyRMSProp, SparseApplyCenteredRMSProp,
-// SparseApplyAdadelta, SparseApplyFtrl, SparseApplyFtrlV2, SparseApplyProximalAdagrad,
+// SparseApplyAdadelta, SparseApplyAdagradDA, SparseApplyFtrl, SparseApplyFtrlV2,
+// SparseApplyProximalAdagrad,
 // SparseApplyProximalGradientDescent and their ResourceSparseApply* twins, plus
 // ResourceSparseApplyKerasMomentum. Gradient row i updates variable row indices[i] with
 // the dense op's rule (optimizer_functors.h, in TF's sparse operation order).
@@ -194,6 +195,7 @@ absl::Status RegisterSparseApplyKernels(KernelRegistry* r) {
   DFLOW_RETURN_IF_ERROR(RegisterBoth<opt::Ftrl>(r, "Ftrl"));
   DFLOW_RETURN_IF_ERROR(RegisterBoth<opt::FtrlV2>(r, "FtrlV2"));
   DFLOW_RETURN_IF_ERROR(RegisterBoth<opt::ProximalAdagrad>(r, "ProximalAdagrad"));
+  DFLOW_RETURN_IF_ERROR(RegisterBoth<opt::AdagradDA>(r, "AdagradDA"));
   return RegisterBoth<opt::ProximalGradientDescent>(r, "ProximalGradientDescent");
 }
 

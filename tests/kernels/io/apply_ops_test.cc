@@ -5,7 +5,8 @@
 // two steps, against the textbook update rules computed here in double; the ref forms
 // (ApplyMomentum with use_nesterov, ApplyAdam, ApplyAdagrad) through a Session on
 // VariableV2s. ApplyFtrl/FtrlV2 (lr_power, multiply_linear_by_lr, l1 zeroing),
-// ApplyProximalGradientDescent, ApplyProximalAdagrad, ApplyAdaMax, ApplyAddSign,
+// ApplyProximalGradientDescent, ApplyProximalAdagrad, ApplyAdagradDA (int64 global_step),
+// ApplyAdaMax, ApplyAddSign,
 // ApplyPowerSign and ResourceApplyKerasMomentum against TensorFlow 2.21's results
 // (kDenseCases, record_tf_values.py), ref and resource forms, use_locking true and false.
 // Also: updates are copy-on-write (a tensor read before an update keeps its values), and
@@ -39,6 +40,7 @@ using testing::Vec;
 using Doubles = std::vector<double>;
 using testing::G;
 using testing::S;
+using testing::Step;
 
 const KernelRegistry& Registry() { return testing::TestKernelRegistry(RegisterApplyKernels); }
 
@@ -549,6 +551,30 @@ const std::vector<testing::ApplyCase> kDenseCases = {
      {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
      {},
      {{0.9481038f, -1.8962076f, 0.29940122f, 2.8942118f, -0.2744511f, 0.0499002f}},
+     1e-06},
+    // ApplyAdagradDA
+    {"ApplyAdagradDA", {}, {2, 3},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 0.0f},
+      {0.05f, -0.1f, 0.2f, 0.3f, -0.4f, 0.0f},
+      {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f}},
+     {G, S(0.1f), S(0.05f), S(0.02f), Step(3)},
+     {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
+     {},
+     {{-0.06693351f, 0.08625033f, -0.09857456f, -0.09670237f, 0.0f, 0.03771737f},
+      {0.55f, -1.1f, 2.2f, 1.3f, -0.15f, -0.5f},
+      {0.35f, 1.2f, 4.3f, 1.4f, 0.5625f, 0.85f}},
+     1e-06},
+    // ApplyAdagradDA
+    {"ApplyAdagradDA", {}, {2, 3},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f, 0.0f},
+      {0.05f, -0.1f, 0.2f, 0.3f, -0.4f, 0.0f},
+      {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f}},
+     {G, S(0.1f), S(0.0f), S(0.02f), Step(3)},
+     {2, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f},
+     {},
+     {{-0.09203359f, 0.0998688f, -0.10578733f, -0.10931571f, 0.01984127f, 0.053881958f},
+      {0.55f, -1.1f, 2.2f, 1.3f, -0.15f, -0.5f},
+      {0.35f, 1.2f, 4.3f, 1.4f, 0.5625f, 0.85f}},
      1e-06},
     // ApplyProximalAdagrad
     {"ApplyProximalAdagrad", {}, {2, 3},

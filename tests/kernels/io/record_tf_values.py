@@ -70,6 +70,9 @@ def run_apply(op, attrs, slots, scalars, grad, indices=None):
     elif p in ("grad", "delta"):
       args[p] = tf.constant(f32(grad))
       rest.append("G")
+    elif p == "global_step":
+      args[p] = tf.constant(np.int64(scalars[p]))
+      rest.append("Step(%d)" % scalars[p])
     elif p == "indices":
       args[p] = tf.constant(np.asarray(indices, np.int32))
       rest.append("I")
@@ -153,6 +156,10 @@ def sparse_cases():
         one)
     add("SparseApplyProximalGradientDescent", {}, [v], {"alpha": 0.1, "l1": 0.0, "l2": 0.02},
         one)
+    add("SparseApplyAdagradDA", {}, [v, s, p],
+        {"lr": 0.1, "l1": 0.05, "l2": 0.02, "global_step": 3}, one)
+    add("SparseApplyAdagradDA", {}, [v, s, p],
+        {"lr": 0.1, "l1": 0.0, "l2": 0.02, "global_step": 3}, one)
     add("SparseApplyKerasMomentum", {"use_nesterov": True}, [v, s],
         {"lr": 0.1, "momentum": 0.9}, one, note=" (resource form only)")
   return out
@@ -185,6 +192,10 @@ def dense_cases():
   add("ApplyFtrlV2", {"multiply_linear_by_lr": True}, [DVAR, DPOS, DSMALL], FTRL_V2)
   add("ApplyProximalGradientDescent", {}, [DVAR], {"alpha": 0.1, "l1": 0.05, "l2": 0.02})
   add("ApplyProximalGradientDescent", {}, [DVAR], {"alpha": 0.1, "l1": 0.0, "l2": 0.02})
+  add("ApplyAdagradDA", {}, [DVAR, DSMALL, DPOS],
+      {"lr": 0.1, "l1": 0.05, "l2": 0.02, "global_step": 3})
+  add("ApplyAdagradDA", {}, [DVAR, DSMALL, DPOS],
+      {"lr": 0.1, "l1": 0.0, "l2": 0.02, "global_step": 3})
   add("ApplyProximalAdagrad", {}, [DVAR, DPOS], {"lr": 0.1, "l1": 0.05, "l2": 0.02})
   add("ApplyProximalAdagrad", {}, [DVAR, DPOS], {"lr": 0.1, "l1": 0.0, "l2": 0.02})
   add("ApplyAdaMax", {}, [DVAR, DSMALL, DPOS],

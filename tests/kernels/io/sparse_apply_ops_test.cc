@@ -3,7 +3,7 @@
 // Nesterov), SparseApplyAdagrad (and update_slots=false), SparseApplyAdagradV2,
 // SparseApplyRMSProp, SparseApplyCenteredRMSProp, SparseApplyAdadelta, SparseApplyFtrl and
 // SparseApplyFtrlV2 (lr_power -0.5 and -0.7, multiply_linear_by_lr, l1 zeroing),
-// SparseApplyProximalAdagrad, SparseApplyProximalGradientDescent and
+// SparseApplyProximalAdagrad, SparseApplyProximalGradientDescent, SparseApplyAdagradDA and
 // ResourceSparseApplyKerasMomentum, each in ref form (through a Session on VariableV2s) and
 // resource form (through OpTester), with int32 and int64 indices, use_locking true and
 // false, rows of three elements and of one (TF's scalar loop), and a repeated index
@@ -36,6 +36,7 @@ using testing::OpTester;
 using testing::RequireOk;
 using testing::ResourceValue;
 using testing::S;
+using testing::Step;
 using testing::Values;
 
 const std::vector<ApplyCase> kSparseCases = {
@@ -267,6 +268,32 @@ const std::vector<ApplyCase> kSparseCases = {
      {{0.8982036f, 1.971058f, 3.0439122f, -1.0f, 0.5f, 0.0f, 0.2740527f, -2.0421236f, 1.2848355f,
       3.0f, -3.0f, 0.75f}},
      1e-06},
+    // SparseApplyAdagradDA
+    {"SparseApplyAdagradDA", {}, {4, 3},
+     {{1.0f, 2.0f, 3.0f, -1.0f, 0.5f, 0.0f, 0.25f, -2.0f, 1.5f, 3.0f, -3.0f, 0.75f},
+      {0.05f, -0.1f, 0.2f, 0.3f, -0.4f, 0.0f, -0.2f, 0.1f, 0.15f, 0.0f, 0.25f, -0.3f},
+      {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f, 0.9f, 1.0f, 0.1f, 0.2f}},
+     {G, I, S(0.1f), S(0.05f), S(0.02f), Step(3)},
+     {3, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f, -0.75f, 1.5f, 0.1f},
+     {2, 0, 2},
+     {{-0.08532352f, -0.0f, 0.020063674f, -1.0f, 0.5f, 0.0f, 0.024275038f, -0.022294212f,
+      -0.09451575f, 3.0f, -3.0f, 0.75f},
+      {1.05f, 0.15f, -0.3f, 0.3f, -0.4f, 0.0f, -0.45f, 0.6f, 2.25f, 0.0f, 0.25f, -0.3f},
+      {1.1f, 0.2625f, 0.55f, 0.4f, 0.5f, 0.6f, 1.5125f, 4.05f, 4.9100003f, 1.0f, 0.1f, 0.2f}},
+     1e-06},
+    // SparseApplyAdagradDA
+    {"SparseApplyAdagradDA", {}, {4, 3},
+     {{1.0f, 2.0f, 3.0f, -1.0f, 0.5f, 0.0f, 0.25f, -2.0f, 1.5f, 3.0f, -3.0f, 0.75f},
+      {0.05f, -0.1f, 0.2f, 0.3f, -0.4f, 0.0f, -0.2f, 0.1f, 0.15f, 0.0f, 0.25f, -0.3f},
+      {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f, 0.9f, 1.0f, 0.1f, 0.2f}},
+     {G, I, S(0.1f), S(0.0f), S(0.02f), Step(3)},
+     {3, 3}, {0.5f, -1.0f, 2.0f, 1.0f, 0.25f, -0.5f, -0.75f, 1.5f, 0.1f},
+     {2, 0, 2},
+     {{-0.09954411f, -0.028938118f, 0.04012735f, -1.0f, 0.5f, 0.0f, 0.036412556f, -0.029725617f,
+      -0.101266876f, 3.0f, -3.0f, 0.75f},
+      {1.05f, 0.15f, -0.3f, 0.3f, -0.4f, 0.0f, -0.45f, 0.6f, 2.25f, 0.0f, 0.25f, -0.3f},
+      {1.1f, 0.2625f, 0.55f, 0.4f, 0.5f, 0.6f, 1.5125f, 4.05f, 4.9100003f, 1.0f, 0.1f, 0.2f}},
+     1e-06},
     // SparseApplyKerasMomentum (resource form only)
     {"SparseApplyKerasMomentum", {{"use_nesterov", true}}, {4, 3},
      {{1.0f, 2.0f, 3.0f, -1.0f, 0.5f, 0.0f, 0.25f, -2.0f, 1.5f, 3.0f, -3.0f, 0.75f},
@@ -474,6 +501,30 @@ const std::vector<ApplyCase> kSparseCases = {
      {3}, {0.5f, -1.0f, 2.0f},
      {3, 1, 3},
      {{1.0f, -1.8962076f, 0.5f, 2.7386346f, -0.25f}},
+     1e-06},
+    // SparseApplyAdagradDA (one-element rows)
+    {"SparseApplyAdagradDA", {}, {5},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f},
+      {0.05f, -0.1f, 0.2f, 0.3f, -0.4f},
+      {0.1f, 0.2f, 0.3f, 0.4f, 0.5f}},
+     {G, I, S(0.1f), S(0.05f), S(0.02f), Step(3)},
+     {3}, {0.5f, -1.0f, 2.0f},
+     {3, 1, 3},
+     {{1.0f, 0.08625033f, 0.5f, -0.12254982f, -0.25f},
+      {0.05f, -1.1f, 0.2f, 2.8f, -0.4f},
+      {0.1f, 1.2f, 0.3f, 4.65f, 0.5f}},
+     1e-06},
+    // SparseApplyAdagradDA (one-element rows)
+    {"SparseApplyAdagradDA", {}, {5},
+     {{1.0f, -2.0f, 0.5f, 3.0f, -0.25f},
+      {0.05f, -0.1f, 0.2f, 0.3f, -0.4f},
+      {0.1f, 0.2f, 0.3f, 0.4f, 0.5f}},
+     {G, I, S(0.1f), S(0.0f), S(0.02f), Step(3)},
+     {3}, {0.5f, -1.0f, 2.0f},
+     {3, 1, 3},
+     {{1.0f, 0.0998688f, 0.5f, -0.1294866f, -0.25f},
+      {0.05f, -1.1f, 0.2f, 2.8f, -0.4f},
+      {0.1f, 1.2f, 0.3f, 4.65f, 0.5f}},
      1e-06},
     // SparseApplyKerasMomentum (resource form only) (one-element rows)
     {"SparseApplyKerasMomentum", {{"use_nesterov", true}}, {5},

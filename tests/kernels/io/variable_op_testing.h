@@ -119,12 +119,17 @@ inline std::vector<Tensor> RunOk(Session& session, const std::vector<std::string
 // order, and TensorFlow's slots after one step.
 
 struct In {
-  enum Kind { kScalar, kGrad, kIndices };
+  enum Kind { kScalar, kGrad, kIndices, kStep };
   Kind kind;
   float value = 0;
 };
 inline const In G{In::kGrad}, I{In::kIndices};
 inline In S(float value) { return {In::kScalar, value}; }
+// An int64 scalar (AdagradDA's global_step).
+inline In Step(int64_t value) { return {In::kStep, static_cast<float>(value)}; }
+inline Tensor StepTensor(const In& in) {
+  return MakeTensor<int64_t>({}, {static_cast<int64_t>(in.value)});
+}
 
 struct ApplyCase {
   std::string op;  // the ref form's name ("SparseApplyAdagrad"); Resource + op is the other
@@ -170,6 +175,7 @@ inline std::vector<std::vector<float>> RunResourceApply(const ApplyCase& c, Data
     if (in.kind == In::kGrad) t.Input(Shaped(c.grad_shape, c.grad));
     if (in.kind == In::kIndices) t.Input(IndexTensor(c.indices, index_type));
     if (in.kind == In::kScalar) t.Input(MakeTensor<float>({}, {in.value}));
+    if (in.kind == In::kStep) t.Input(StepTensor(in));
   }
   RequireOk(t.Run().status());
   std::vector<std::vector<float>> after;
@@ -195,6 +201,7 @@ inline std::vector<std::vector<float>> RunRefApply(const ApplyCase& c, DataType 
     if (in.kind == In::kGrad) g.Const(name, Shaped(c.grad_shape, c.grad));
     if (in.kind == In::kIndices) g.Const(name, IndexTensor(c.indices, index_type));
     if (in.kind == In::kScalar) g.Const(name, MakeTensor<float>({}, {in.value}));
+    if (in.kind == In::kStep) g.Const(name, StepTensor(in));
     inputs.push_back(name);
   }
   NodeDef* op = g.Node("apply", c.op, inputs);
