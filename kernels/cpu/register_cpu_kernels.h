@@ -58,6 +58,7 @@ absl::Status RegisterReverseSequenceKernels(KernelRegistry* registry);  // rever
 absl::Status RegisterUniqueKernels(KernelRegistry* registry);  // unique_op.cc
 absl::Status RegisterListDiffKernels(KernelRegistry* registry);  // list_diff_op.cc
 absl::Status RegisterMatrixBandPartKernels(KernelRegistry* registry);  // matrix_band_part_op.cc
+absl::Status RegisterLinalgKernels(KernelRegistry* registry);  // linalg_ops.cc
 absl::Status RegisterSpaceToBatchKernels(KernelRegistry* registry);  // space_to_batch_ops.cc
 absl::Status RegisterNonMaxSuppressionKernels(KernelRegistry* registry);  // non_max_suppression_op.cc
 absl::Status RegisterCropAndResizeKernels(KernelRegistry* registry);  // crop_and_resize_op.cc
