@@ -59,6 +59,9 @@ absl::Status RegisterUniqueKernels(KernelRegistry* registry);  // unique_op.cc
 absl::Status RegisterListDiffKernels(KernelRegistry* registry);  // list_diff_op.cc
 absl::Status RegisterMatrixBandPartKernels(KernelRegistry* registry);  // matrix_band_part_op.cc
 absl::Status RegisterLinalgKernels(KernelRegistry* registry);  // linalg_ops.cc
+absl::Status RegisterMatrixDiagKernels(KernelRegistry* registry);  // matrix_diag_ops.cc
+absl::Status RegisterResizeGradKernels(KernelRegistry* registry);  // resize_grad_ops.cc
+absl::Status RegisterLrnKernels(KernelRegistry* registry);  // lrn_ops.cc
 absl::Status RegisterSpaceToBatchKernels(KernelRegistry* registry);  // space_to_batch_ops.cc
 absl::Status RegisterNonMaxSuppressionKernels(KernelRegistry* registry);  // non_max_suppression_op.cc
 absl::Status RegisterCropAndResizeKernels(KernelRegistry* registry);  // crop_and_resize_op.cc
