@@ -90,14 +90,38 @@ std::unique_ptr<Graph> NodesOnly(const GraphDef& graph_def) {
   return graph;
 }
 
+// `graph_def` with every Const's value replaced by an empty tensor of its dtype: what the
+// kernel lookup needs, without copying the weights (a frozen VGG16 holds 553 MB).
+GraphDef WithoutConstValues(const GraphDef& graph_def) {
+  GraphDef bare;
+  *bare.mutable_versions() = graph_def.versions();
+  *bare.mutable_library() = graph_def.library();
+  for (const NodeDef& node : graph_def.node()) {
+    NodeDef* copy = bare.add_node();
+    copy->set_name(node.name());
+    copy->set_op(node.op());
+    copy->set_device(node.device());
+    *copy->mutable_input() = node.input();
+    for (const auto& [key, value] : node.attr()) {
+      if (key == "value" && IsConstantOp(node.op()) && value.has_tensor()) {
+        (*copy->mutable_attr())[key].mutable_tensor()->set_dtype(value.tensor().dtype());
+      } else {
+        (*copy->mutable_attr())[key] = value;
+      }
+    }
+  }
+  return bare;
+}
+
 // Issue 5: every op this build cannot run, all at once, before anyone tries to run it;
 // listed even when the graph has import problems (they are listed below it).
-// Function calls run as their inlined bodies (as a Session runs them), so their bodies'
-// ops are what must have kernels; `inlined` is the graph inlined, or why it cannot be.
-void PrintMissingKernels(const GraphDef& graph_def, const absl::StatusOr<GraphDef>& inlined,
-                         std::ostream& out) {
-  const GraphDef& checked = inlined.ok() ? *inlined : graph_def;
-  absl::StatusOr<std::unique_ptr<Graph>> graph = ImportGraphDef(checked);
+// Function calls run as their inlined bodies (as a Session runs them), so `checked` is
+// the graph inlined (or as it is when it has no calls or they cannot be inlined).
+void PrintMissingKernels(const GraphDef& checked, std::ostream& out) {
+  ImportOptions options;
+  options.infer_shapes = false;  // dtypes pick kernels; the values were left out
+  absl::StatusOr<std::unique_ptr<Graph>> graph =
+      ImportGraphDef(WithoutConstValues(checked), options);
   std::unique_ptr<Graph> nodes = graph.ok() ? *std::move(graph) : NodesOnly(checked);
   const std::vector<MissingKernel> missing =
       FindMissingKernels(*nodes, DefaultKernelRegistry());
@@ -131,13 +155,16 @@ absl::Status InspectGraphDef(const GraphDef& graph_def, std::ostream& out) {
   PrintPlaceholders(graph_def, out);
   PrintUnconsumedOutputs(graph_def, out);
   PrintDevices(graph_def, out);
-  const absl::StatusOr<GraphDef> inlined = InlineFunctionCalls(graph_def);
-  PrintMissingKernels(graph_def, inlined, out);
+  // Inlining copies the graph: only when it calls functions.
+  absl::StatusOr<GraphDef> inlined = absl::NotFoundError("no function calls");
+  const bool calls = HasFunctionCalls(graph_def);
+  if (calls) inlined = InlineFunctionCalls(graph_def);
+  PrintMissingKernels(calls && inlined.ok() ? *inlined : graph_def, out);
   PrintOpsWithoutGradients(graph_def, out);
   GraphReport report = CheckGraphDef(graph_def);
   // What stops the functions from inlining (recursion, a missing function, a budget)
   // stops a Session too: a problem, after the graph's own.
-  if (!inlined.ok()) {
+  if (calls && !inlined.ok()) {
     report.problems.push_back(
         {"", std::string(inlined.status().message()), inlined.status().code()});
   }
