@@ -54,6 +54,7 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterResizeGradKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterLrnKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSparseSegmentKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterConv3DKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSpaceToBatchKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterNonMaxSuppressionKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterCropAndResizeKernels(registry));

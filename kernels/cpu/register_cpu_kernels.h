@@ -63,6 +63,7 @@ absl::Status RegisterMatrixDiagKernels(KernelRegistry* registry);  // matrix_dia
 absl::Status RegisterResizeGradKernels(KernelRegistry* registry);  // resize_grad_ops.cc
 absl::Status RegisterLrnKernels(KernelRegistry* registry);  // lrn_ops.cc
 absl::Status RegisterSparseSegmentKernels(KernelRegistry* registry);  // sparse_segment_ops.cc
+absl::Status RegisterConv3DKernels(KernelRegistry* registry);  // conv3d_ops.cc
 absl::Status RegisterSpaceToBatchKernels(KernelRegistry* registry);  // space_to_batch_ops.cc
 absl::Status RegisterNonMaxSuppressionKernels(KernelRegistry* registry);  // non_max_suppression_op.cc
 absl::Status RegisterCropAndResizeKernels(KernelRegistry* registry);  // crop_and_resize_op.cc
