@@ -12,9 +12,8 @@
 //   4. gradient(t, c) = y(t, c) - exp(LogSumExp over the u with l'(u) == c of
 //      log alpha(u, t) + log beta(u, t), minus log p); the gradient is y itself when no
 //      path exists (p == 0, loss +inf).
-// Without ctc_merge_repeated a label may not be repeated across steps without a blank
-// in between... in TF's words: a state does not stay on a non-blank label, and two equal
-// labels are always separated by a blank.
+// With merge_repeated false a non-blank state lasts one step (a label emitted on two
+// steps counts twice), so equal neighbouring labels need no blank between them.
 //
 // TF's quirks, kept on purpose (checked against TF 2.21):
 //   - LogSumExp's correction log1p(exp(small - big)) and the exp in 4 are evaluated in

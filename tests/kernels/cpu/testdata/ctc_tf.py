@@ -81,11 +81,7 @@ print("# CTCLoss: max_time 6, batch 3, 5 classes (blank 4)")
 ctc("default", MAIN, SEQ)
 ctc("collapse", MAIN, SEQ, preprocess_collapse_repeated=True)
 ctc("no merge", MAIN, SEQ, ctc_merge_repeated=False)
-ctc("collapse no merge", MAIN, SEQ, preprocess_collapse_repeated=True,
-    ctc_merge_repeated=False)
 isolated('ctc("double", MAIN, SEQ, x=logits(6, 3, 5, np.float64))')
-isolated('ctc("double no merge", MAIN, SEQ, x=logits(6, 3, 5, np.float64), '
-         'ctc_merge_repeated=False)')
 ctc("ignore longer", MAIN, [6, 2, 4], ignore_longer_outputs_than_inputs=True)
 ctc("ignore longer, seq 0", MAIN, [6, 5, 0], ignore_longer_outputs_than_inputs=True)
 # Labels >= blank end the sequence: [1, 4] is [1]; [7] is no label at all (l' = [blank]).
@@ -141,7 +137,6 @@ print("# CTCGreedyDecoder")
 G = r.CTCGreedyDecoder
 x = logits(6, 3, 5)
 show("greedy", G, inputs=x, sequence_length=np.array(SEQ, np.int32))
-show("greedy merge", G, inputs=x, sequence_length=np.array(SEQ, np.int32), merge_repeated=True)
 # Repeats, a blank between repeats, ties (the first column wins) and NaN (never a maximum,
 # except in column 0, where it stays the maximum): classes 4, blank 3.
 nan = float("nan")
