@@ -56,6 +56,7 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterSparseSegmentKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterConv3DKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterCtcKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterPool3DKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSpaceToBatchKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterNonMaxSuppressionKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterCropAndResizeKernels(registry));

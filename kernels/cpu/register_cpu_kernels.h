@@ -65,6 +65,7 @@ absl::Status RegisterLrnKernels(KernelRegistry* registry);  // lrn_ops.cc
 absl::Status RegisterSparseSegmentKernels(KernelRegistry* registry);  // sparse_segment_ops.cc
 absl::Status RegisterConv3DKernels(KernelRegistry* registry);  // conv3d_ops.cc
 absl::Status RegisterCtcKernels(KernelRegistry* registry);  // ctc_loss_op.cc
+absl::Status RegisterPool3DKernels(KernelRegistry* registry);  // pool3d_ops.cc
 absl::Status RegisterSpaceToBatchKernels(KernelRegistry* registry);  // space_to_batch_ops.cc
 absl::Status RegisterNonMaxSuppressionKernels(KernelRegistry* registry);  // non_max_suppression_op.cc
 absl::Status RegisterCropAndResizeKernels(KernelRegistry* registry);  // crop_and_resize_op.cc
