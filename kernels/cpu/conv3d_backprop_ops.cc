@@ -28,6 +28,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
 #include "kernels/cpu/array_util.h"
+#include "kernels/cpu/backward_weights.h"
 #include "kernels/cpu/conv3d_util.h"
 #include "kernels/cpu/conv_backprop_dims.h"
 #include "kernels/cpu/dnnl_util.h"
@@ -193,20 +194,6 @@ class Conv3DBackpropInputOp : public OpKernel {
   onednn::PackedWeightsCache packed_filters_;
 };
 
-// The backward-weights primitive and, for each operand whose chosen layout is not the
-// graph's, the reorder between the two.
-struct BackwardWeightsPlan {
-  std::shared_ptr<const onednn::Primitive> primitive;
-  dnnl_memory_desc_t src, diff_dst, diff_weights;  // the graph's layouts
-  std::shared_ptr<const onednn::Primitive> src_reorder, diff_dst_reorder, weights_reorder;
-};
-
-absl::StatusOr<std::shared_ptr<const onednn::Primitive>> ReorderIfNeeded(
-    dnnl_engine_t engine, const dnnl_memory_desc_t& from, const dnnl_memory_desc_t& to) {
-  if (dnnl_memory_desc_equal(&from, &to)) return nullptr;
-  return onednn::MakeReorderPrimitive(engine, from, to);
-}
-
 absl::StatusOr<std::shared_ptr<const BackwardWeightsPlan>> MakeBackwardWeights(
     const Conv3DGeometry& g, bool ncdhw, dnnl_engine_t engine) {
   auto plan = std::make_shared<BackwardWeightsPlan>();
@@ -238,61 +225,8 @@ absl::StatusOr<std::shared_ptr<const BackwardWeightsPlan>> MakeBackwardWeights(
       "dnnl_dilated_convolution_backward_weights_desc_init"));
   DFLOW_ASSIGN_OR_RETURN(plan->primitive,
                          onednn::MakePrimitive(&backward, engine, {}, hint->pd.get()));
-  const onednn::Primitive& p = *plan->primitive;
-  DFLOW_ASSIGN_OR_RETURN(plan->src_reorder,
-                         ReorderIfNeeded(engine, plan->src, *p.Md(dnnl_query_src_md)));
-  DFLOW_ASSIGN_OR_RETURN(plan->diff_dst_reorder,
-                         ReorderIfNeeded(engine, plan->diff_dst, *p.Md(dnnl_query_diff_dst_md)));
-  DFLOW_ASSIGN_OR_RETURN(
-      plan->weights_reorder,
-      ReorderIfNeeded(engine, *p.Md(dnnl_query_diff_weights_md), plan->diff_weights));
+  DFLOW_RETURN_IF_ERROR(AddBackwardWeightsReorders(engine, plan.get()));
   return std::shared_ptr<const BackwardWeightsPlan>(std::move(plan));
-}
-
-// A scratch tensor of at least `md`'s size, from the step's allocator.
-absl::StatusOr<Tensor> ScratchFor(OpKernelContext* ctx, const dnnl_memory_desc_t& md) {
-  const int64_t floats = static_cast<int64_t>((dnnl_memory_desc_get_size(&md) + 3) / 4);
-  return ctx->allocate_temp(DT_FLOAT, TensorShape({std::max<int64_t>(floats, 1)}));
-}
-
-// `data` (laid out as `from`) in `reorder`'s layout: in `holder`, or `data` itself when
-// there is no reorder.
-absl::StatusOr<const void*> Reordered(OpKernelContext* ctx, const onednn::Primitive* reorder,
-                                      dnnl_engine_t engine, const dnnl_memory_desc_t& from,
-                                      const void* data, Tensor* holder) {
-  if (reorder == nullptr) return data;
-  const dnnl_memory_desc_t* to = reorder->Md(dnnl_query_dst_md);
-  DFLOW_ASSIGN_OR_RETURN(*holder, ScratchFor(ctx, *to));
-  DFLOW_RETURN_IF_ERROR(onednn::Execute(
-      *reorder, engine, {{DNNL_ARG_FROM, &from, data}, {DNNL_ARG_TO, to, holder->raw_data()}}));
-  return static_cast<const void*>(holder->raw_data());
-}
-
-absl::Status RunBackwardWeights(OpKernelContext* ctx, const BackwardWeightsPlan& plan,
-                                dnnl_engine_t engine, const void* src, const void* diff_dst,
-                                void* diff_weights) {
-  Tensor src_buffer, diff_dst_buffer, weights_buffer;
-  DFLOW_ASSIGN_OR_RETURN(const void* src_data, Reordered(ctx, plan.src_reorder.get(), engine,
-                                                         plan.src, src, &src_buffer));
-  DFLOW_ASSIGN_OR_RETURN(const void* diff_dst_data,
-                         Reordered(ctx, plan.diff_dst_reorder.get(), engine, plan.diff_dst,
-                                   diff_dst, &diff_dst_buffer));
-  const onednn::Primitive& p = *plan.primitive;
-  const dnnl_memory_desc_t* weights_md = p.Md(dnnl_query_diff_weights_md);
-  void* weights_data = diff_weights;
-  if (plan.weights_reorder != nullptr) {
-    DFLOW_ASSIGN_OR_RETURN(weights_buffer, ScratchFor(ctx, *weights_md));
-    weights_data = weights_buffer.raw_data();
-  }
-  DFLOW_RETURN_IF_ERROR(onednn::Execute(
-      p, engine,
-      {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), src_data},
-       {DNNL_ARG_DIFF_DST, p.Md(dnnl_query_diff_dst_md), diff_dst_data},
-       {DNNL_ARG_DIFF_WEIGHTS, weights_md, weights_data}}));
-  if (plan.weights_reorder == nullptr) return absl::OkStatus();
-  return onednn::Execute(*plan.weights_reorder, engine,
-                         {{DNNL_ARG_FROM, weights_md, weights_data},
-                          {DNNL_ARG_TO, &plan.diff_weights, diff_weights}});
 }
 
 class Conv3DBackpropFilterOp : public OpKernel {
@@ -316,12 +250,16 @@ class Conv3DBackpropFilterOp : public OpKernel {
       std::fill_n(out->data<float>(), out->NumElements(), 0.0f);
       return;
     }
-    OP_ASSIGN_OR_RETURN(ctx, std::shared_ptr<const BackwardWeightsPlan> plan,
-                        plans_.GetOrCreate(g.Key(g.batch), [&] {
-                          return MakeBackwardWeights(g, attrs_.ncdhw, engine_.get());
-                        }));
-    OP_REQUIRES_OK(ctx, RunBackwardWeights(ctx, *plan, engine_.get(), input.raw_data(),
-                                           out_backprop.raw_data(), out->raw_data()));
+    OP_REQUIRES_OK(ctx, RunBackwardWeights(
+                            ctx, engine_.get(), g.FlopsPerImage(), input, out_backprop,
+                            [&](int64_t n) {
+                              Conv3DGeometry shard = g;
+                              shard.batch = n;
+                              return plans_.GetOrCreate(g.Key(n), [&] {
+                                return MakeBackwardWeights(shard, attrs_.ncdhw, engine_.get());
+                              });
+                            },
+                            out));
   }
 
  private:

@@ -9,9 +9,8 @@
 // and the result back into HWIO [fh, fw, in, out] (weights {out, in, fh, fw} with HWIO
 // strides); where a chosen layout is the graph's, nothing is copied. Backward
 // primitives need their forward primitive's descriptor as a hint, so one of each is
-// built per shape and cached. The whole batch runs as one primitive on the calling
-// thread: the result is a sum over the batch, so splitting it would need a reduction of
-// per-shard filters.
+// built per shape and cached; the batch is split over the threads as
+// kernels/cpu/backward_weights.h says.
 //
 // TF semantics and words (conv_grad_filter_ops.cc): filter_sizes is int32 [4]; strides,
 // dilations, padding, explicit_paddings and data_format as for Conv2D; out_backprop must
@@ -25,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
 #include "kernels/cpu/array_util.h"
+#include "kernels/cpu/backward_weights.h"
 #include "kernels/cpu/conv_attrs.h"
 #include "kernels/cpu/conv_backprop_dims.h"
 #include "kernels/cpu/dnnl_util.h"
@@ -46,6 +46,10 @@ struct Geometry {
     return {batch,     in_depth,  out_depth,      rows.input,    cols.input,
             rows.size, cols.size, rows.output,    cols.output,   rows.pad_before,
             rows.pad_after, cols.pad_before, cols.pad_after};
+  }
+  double FlopsPerImage() const {
+    return 2.0 * static_cast<double>(rows.output * cols.output * out_depth) *
+           static_cast<double>(rows.size * cols.size * in_depth);
   }
 };
 
@@ -95,20 +99,6 @@ absl::StatusOr<dnnl_memory_desc_t> HwioDesc(const Geometry& g) {
   return onednn::StridedDesc({oc, ic, g.rows.size, fw}, {1, oc, fw * ic * oc, ic * oc});
 }
 
-// The primitive and, for each operand whose chosen layout is not the graph's, the
-// reorder between the two.
-struct BackwardWeightsPlan {
-  std::shared_ptr<const onednn::Primitive> primitive;
-  dnnl_memory_desc_t src, diff_dst, diff_weights;  // the graph's layouts
-  std::shared_ptr<const onednn::Primitive> src_reorder, diff_dst_reorder, weights_reorder;
-};
-
-absl::StatusOr<std::shared_ptr<const onednn::Primitive>> ReorderIfNeeded(
-    dnnl_engine_t engine, const dnnl_memory_desc_t& from, const dnnl_memory_desc_t& to) {
-  if (dnnl_memory_desc_equal(&from, &to)) return nullptr;
-  return onednn::MakeReorderPrimitive(engine, from, to);
-}
-
 absl::StatusOr<std::shared_ptr<const BackwardWeightsPlan>> MakeBackwardWeights(
     const Geometry& g, bool nchw, dnnl_engine_t engine) {
   auto plan = std::make_shared<BackwardWeightsPlan>();
@@ -146,63 +136,8 @@ absl::StatusOr<std::shared_ptr<const BackwardWeightsPlan>> MakeBackwardWeights(
       "dnnl_dilated_convolution_backward_weights_desc_init"));
   DFLOW_ASSIGN_OR_RETURN(plan->primitive,
                          onednn::MakePrimitive(&backward, engine, {}, hint->pd.get()));
-  const onednn::Primitive& p = *plan->primitive;
-  DFLOW_ASSIGN_OR_RETURN(plan->src_reorder,
-                         ReorderIfNeeded(engine, plan->src, *p.Md(dnnl_query_src_md)));
-  DFLOW_ASSIGN_OR_RETURN(plan->diff_dst_reorder,
-                         ReorderIfNeeded(engine, plan->diff_dst, *p.Md(dnnl_query_diff_dst_md)));
-  DFLOW_ASSIGN_OR_RETURN(
-      plan->weights_reorder,
-      ReorderIfNeeded(engine, *p.Md(dnnl_query_diff_weights_md), plan->diff_weights));
+  DFLOW_RETURN_IF_ERROR(AddBackwardWeightsReorders(engine, plan.get()));
   return std::shared_ptr<const BackwardWeightsPlan>(std::move(plan));
-}
-
-// A scratch tensor of at least `md`'s size, from the step's allocator (its limits, its
-// cached blocks).
-absl::StatusOr<Tensor> ScratchFor(OpKernelContext* ctx, const dnnl_memory_desc_t& md) {
-  const int64_t floats = static_cast<int64_t>((dnnl_memory_desc_get_size(&md) + 3) / 4);
-  return ctx->allocate_temp(DT_FLOAT, TensorShape({std::max<int64_t>(floats, 1)}));
-}
-
-// `data` (laid out as `from`) in `reorder`'s layout: in `holder`, or `data` itself when
-// there is no reorder.
-absl::StatusOr<const void*> Reordered(OpKernelContext* ctx, const onednn::Primitive* reorder,
-                                      dnnl_engine_t engine, const dnnl_memory_desc_t& from,
-                                      const void* data, Tensor* holder) {
-  if (reorder == nullptr) return data;
-  const dnnl_memory_desc_t* to = reorder->Md(dnnl_query_dst_md);
-  DFLOW_ASSIGN_OR_RETURN(*holder, ScratchFor(ctx, *to));
-  DFLOW_RETURN_IF_ERROR(onednn::Execute(*reorder, engine,
-                                        {{DNNL_ARG_FROM, &from, data},
-                                         {DNNL_ARG_TO, to, holder->raw_data()}}));
-  return static_cast<const void*>(holder->raw_data());
-}
-
-absl::Status RunBackwardWeights(OpKernelContext* ctx, const BackwardWeightsPlan& plan,
-                                dnnl_engine_t engine, const void* src, const void* diff_dst,
-                                void* diff_weights) {
-  Tensor src_buffer, diff_dst_buffer, weights_buffer;
-  DFLOW_ASSIGN_OR_RETURN(const void* src_data, Reordered(ctx, plan.src_reorder.get(), engine,
-                                                         plan.src, src, &src_buffer));
-  DFLOW_ASSIGN_OR_RETURN(const void* diff_dst_data,
-                         Reordered(ctx, plan.diff_dst_reorder.get(), engine, plan.diff_dst,
-                                   diff_dst, &diff_dst_buffer));
-  const onednn::Primitive& p = *plan.primitive;
-  const dnnl_memory_desc_t* weights_md = p.Md(dnnl_query_diff_weights_md);
-  void* weights_data = diff_weights;
-  if (plan.weights_reorder != nullptr) {
-    DFLOW_ASSIGN_OR_RETURN(weights_buffer, ScratchFor(ctx, *weights_md));
-    weights_data = weights_buffer.raw_data();
-  }
-  DFLOW_RETURN_IF_ERROR(onednn::Execute(p, engine,
-                                        {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), src_data},
-                                         {DNNL_ARG_DIFF_DST, p.Md(dnnl_query_diff_dst_md),
-                                          diff_dst_data},
-                                         {DNNL_ARG_DIFF_WEIGHTS, weights_md, weights_data}}));
-  if (plan.weights_reorder == nullptr) return absl::OkStatus();
-  return onednn::Execute(*plan.weights_reorder, engine,
-                         {{DNNL_ARG_FROM, weights_md, weights_data},
-                          {DNNL_ARG_TO, &plan.diff_weights, diff_weights}});
 }
 
 class Conv2DBackpropFilterOp : public OpKernel {
@@ -227,15 +162,24 @@ class Conv2DBackpropFilterOp : public OpKernel {
       std::fill_n(out->data<float>(), out->NumElements(), 0.0f);
       return;
     }
-    OP_ASSIGN_OR_RETURN(ctx, std::shared_ptr<const BackwardWeightsPlan> plan,
-                        plans_.GetOrCreate(g->Key(), [&] {
-                          return MakeBackwardWeights(*g, attrs_.layout.nchw, engine_.get());
-                        }));
-    OP_REQUIRES_OK(ctx, RunBackwardWeights(ctx, *plan, engine_.get(), input.raw_data(),
-                                           out_backprop.raw_data(), out->raw_data()));
+    OP_REQUIRES_OK(ctx, Run(ctx, *g, input, out_backprop, out));
   }
 
  private:
+  absl::Status Run(OpKernelContext* ctx, const Geometry& g, const Tensor& input,
+                   const Tensor& out_backprop, Tensor* out) {
+    return RunBackwardWeights(
+        ctx, engine_.get(), g.FlopsPerImage(), input, out_backprop,
+        [&](int64_t n) {
+          Geometry shard = g;
+          shard.batch = n;
+          return plans_.GetOrCreate(shard.Key(), [&] {
+            return MakeBackwardWeights(shard, attrs_.layout.nchw, engine_.get());
+          });
+        },
+        out);
+  }
+
   ConvAttrs attrs_;
   onednn::EnginePtr engine_;
   onednn::ShapeCache<BackwardWeightsPlan> plans_;
