@@ -258,6 +258,20 @@ class CtcLossOp : public OpKernel {
       max_steps = std::max<int64_t>(max_steps, seq_len[b]);
       max_states = std::max<int64_t>(max_states, static_cast<int64_t>(l_primes[b].size()));
     }
+    // The calculators' scratch (softmax, forward and backward variables: steps x states
+    // each, per thread) lives in std::vectors; it is counted against the session's
+    // limits here, by holding a temporary of its size (pages it never touches) meanwhile.
+    const double scratch =
+        (static_cast<double>(max_steps) * (2.0 * static_cast<double>(max_states) +
+                                           2.0 * static_cast<double>(classes)) +
+         static_cast<double>(classes)) *
+        NumThreads(ctx);
+    OP_REQUIRES(ctx, scratch < 1e15,
+                KernelError(*ctx, "the loss of ", max_steps, " steps over ", max_states,
+                            " label states needs too much scratch memory"));
+    OP_ASSIGN_OR_RETURN(
+        ctx, Tensor scratch_budget,
+        ctx->allocate_temp(DataTypeOf<T>(), TensorShape({static_cast<int64_t>(scratch)})));
     // Softmax, then forward, backward and gradient over the states, per step.
     const int64_t cost = std::max<int64_t>(1, max_steps * (40 * classes + 150 * max_states));
     ParallelForElements(ctx, batch, cost, [&](int64_t begin, int64_t end) {

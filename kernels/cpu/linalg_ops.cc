@@ -39,8 +39,16 @@ absl::StatusOr<Matrices> SquareMatrices(const OpKernelContext& ctx, const Tensor
     return KernelError(ctx, "Input tensor ", index, " must have rank >= 2, got ", rank);
   }
   Matrices m{t.shape().dim_size(rank - 2), t.shape().dim_size(rank - 1), 0};
+  int64_t area = 0;
+  if (__builtin_mul_overflow(m.rows, m.cols, &area)) {  // possible in an empty tensor
+    return KernelError(ctx, "Encountered overflow when multiplying ", m.rows, " with ", m.cols);
+  }
   if (m.rows != m.cols) return KernelError(ctx, "Input matrix must be square.");
-  m.count = m.rows == 0 ? 0 : t.NumElements() / (m.rows * m.cols);
+  if (m.rows > std::numeric_limits<int>::max()) {  // LAPACK and cblas count in int
+    return KernelError(ctx, "Input matrix of ", m.rows, " rows is too large (at most ",
+                       std::numeric_limits<int>::max(), ")");
+  }
+  m.count = area == 0 ? 0 : t.NumElements() / area;
   return m;
 }
 
@@ -106,6 +114,8 @@ class MatrixSolveOp : public OpKernel {
     }
     OP_REQUIRES(ctx, compatible, KernelError(*ctx, "Input matrix and rhs are incompatible."));
     OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, rhs.shape()));
+    OP_REQUIRES(ctx, rhs.shape().dim_size(rank - 1) <= std::numeric_limits<int>::max(),
+                KernelError(*ctx, "rhs has too many columns: ", rhs.shape().dim_size(rank - 1)));
     const int n = static_cast<int>(m.rows);
     const int k = static_cast<int>(rhs.shape().dim_size(rank - 1));
     if (n == 0 || k == 0) return;
@@ -118,12 +128,12 @@ class MatrixSolveOp : public OpKernel {
       std::copy(a, a + static_cast<int64_t>(n) * n, lu.begin());
       OP_REQUIRES(ctx, lapack::Getrf(n, lu.data(), pivots.data()) == 0,
                   KernelError(*ctx, "Input matrix is not invertible."));
-      for (int r = 0; r < n; ++r) {
-        for (int c = 0; c < k; ++c) x[static_cast<int64_t>(c) * n + r] = in[r * k + c];
+      for (int64_t r = 0; r < n; ++r) {
+        for (int64_t c = 0; c < k; ++c) x[c * n + r] = in[r * k + c];
       }
       lapack::Getrs(!adjoint_, n, k, lu.data(), pivots.data(), x.data());
-      for (int r = 0; r < n; ++r) {
-        for (int c = 0; c < k; ++c) out[r * k + c] = x[static_cast<int64_t>(c) * n + r];
+      for (int64_t r = 0; r < n; ++r) {
+        for (int64_t c = 0; c < k; ++c) out[r * k + c] = x[c * n + r];
       }
     }
   }
@@ -199,9 +209,12 @@ class MatrixTriangularSolveOp : public OpKernel {
                 KernelError(*ctx, "In[0] mismatch In[1] shape: ", n, " vs. ",
                             rhs.shape().dim_size(rank - 2), ": ", matrix.shape().DebugString(),
                             " ", rhs.shape().DebugString(), " ", lower_, " ", adjoint_));
+    OP_REQUIRES(ctx, k <= std::numeric_limits<int>::max(),
+                KernelError(*ctx, "rhs has too many columns: ", k));
     std::vector<int64_t> out_dims = batches->out_dims;
     out_dims.insert(out_dims.end(), {n, k});
-    OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, TensorShape(out_dims)));
+    OP_ASSIGN_OR_RETURN(ctx, const TensorShape out_shape, OutputShape(*ctx, out_dims));
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, out_shape));
     if (output->NumElements() == 0) return;
     const int64_t count = output->NumElements() / (n * k);
     for (int64_t b = 0; b < count; ++b) {
@@ -252,10 +265,11 @@ class DeterminantOp : public OpKernel {
     OP_ASSIGN_OR_RETURN(ctx, const Matrices m, SquareMatrices(*ctx, input, 0));
     std::vector<int64_t> batch = Dims(input.shape());
     batch.resize(batch.size() - 2);
-    OP_ASSIGN_OR_RETURN(ctx, Tensor * first, ctx->allocate_output(0, TensorShape(batch)));
+    OP_ASSIGN_OR_RETURN(ctx, const TensorShape batch_shape, OutputShape(*ctx, batch));
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * first, ctx->allocate_output(0, batch_shape));
     Tensor* second = first;
     if (kLog) {
-      OP_ASSIGN_OR_RETURN(ctx, Tensor * log_abs, ctx->allocate_output(1, TensorShape(batch)));
+      OP_ASSIGN_OR_RETURN(ctx, Tensor * log_abs, ctx->allocate_output(1, batch_shape));
       second = log_abs;
     }
     const int n = static_cast<int>(m.rows);

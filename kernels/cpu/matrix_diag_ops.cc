@@ -65,9 +65,13 @@ struct Band {
 // Calls fn(element, slot) for each element of the band in one matrix: its flat index in
 // the rows x cols matrix and in the [num_diags, max_len] diagonals. Every op here is this
 // walk with a different copy direction.
+// Only diagonals that meet the matrix (d in [1 - rows, cols - 1]) are visited: a k range
+// far outside it would otherwise cost an empty iteration per diagonal.
 template <typename Fn>
 void ForEachBandElement(const Band& band, Fn&& fn) {
-  for (int64_t m = 0; m < band.num_diags(); ++m) {
+  const int64_t first_m = std::max<int64_t>(0, band.upper - (band.cols - 1));
+  const int64_t end_m = std::min<int64_t>(band.num_diags(), band.upper + band.rows);
+  for (int64_t m = first_m; m < end_m; ++m) {
     const int64_t d = band.upper - m;
     const int64_t first = std::max<int64_t>(-d, 0) * band.cols + std::max<int64_t>(d, 0);
     const int64_t slot = m * band.max_len + band.Offset(d);
@@ -136,12 +140,13 @@ absl::Status CheckBounds(const OpKernelContext& ctx, const char* lower_sep, Band
 
 // The diagonals' shape for matrices of `input`'s shape: its batch dims, num_diags when
 // more than one, max_len (MatrixDiagPart's output, MatrixSetDiag's expected diagonal).
-TensorShape DiagonalsShape(const TensorShape& input, const Band& band) {
+// Checked: an empty input's batch dims times a large band can overflow.
+absl::StatusOr<TensorShape> DiagonalsShape(const TensorShape& input, const Band& band) {
   absl::Span<const int64_t> dims = input.dim_sizes();
   std::vector<int64_t> out(dims.begin(), dims.end() - 2);
   if (band.num_diags() > 1) out.push_back(band.num_diags());
   out.push_back(band.max_len);
-  return TensorShape(absl::MakeConstSpan(out));
+  return TensorShape::Make(absl::MakeConstSpan(out));
 }
 
 // Writes the band of each output matrix from its diagonals. With `pad` the rest of the
@@ -314,8 +319,8 @@ class MatrixDiagPartOp : public OpKernel {
     if (ctx->num_inputs() > 1) OP_REQUIRES_OK(ctx, ReadPartInputs(*ctx, &band, &padding));
     OP_REQUIRES_OK(ctx, ReadMatrixSize(*ctx, input.shape(), &band));
     OP_REQUIRES_OK(ctx, CheckBounds(*ctx, ". ", &band));
-    OP_ASSIGN_OR_RETURN(ctx, Tensor * output,
-                        ctx->allocate_output(0, DiagonalsShape(input.shape(), band)));
+    OP_ASSIGN_OR_RETURN(ctx, const TensorShape shape, DiagonalsShape(input.shape(), band));
+    OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, shape));
     if (output->NumElements() == 0) return;
     DispatchByElementSize(input.dtype(), [&](auto zero) {
       using T = decltype(zero);
@@ -346,7 +351,7 @@ absl::Status CheckSetDiagonal(const OpKernelContext& ctx, const TensorShape& inp
                        "The number of diagonals provided in `diag` is not consistent with "
                        "`lower_diag_index` and `upper_diag_index`");
   }
-  const TensorShape expected = DiagonalsShape(input, band);
+  DFLOW_ASSIGN_OR_RETURN(const TensorShape expected, DiagonalsShape(input, band));
   if (diagonal == expected) return absl::OkStatus();
   return KernelError(ctx,
                      "Either first dimensions of diagonal don't match input.shape[:-2], or "

@@ -121,6 +121,11 @@ TEST_CASE("Singular, non-square and mismatched inputs get TF's texts", "[kernels
                        .Attr("adjoint", false)
                        .RunOne()),
              Catch::EndsWith("Input matrix and rhs are incompatible."));
+  // An empty tensor whose matrix size overflows: TF's text, not a division by zero.
+  CHECK_THAT(error(Op<float>("MatrixInverse", {Make<float>({0, 4294967296, 4294967296}, {})})
+                       .Attr("adjoint", false)
+                       .RunOne()),
+             Catch::EndsWith("Encountered overflow when multiplying 4294967296 with 4294967296"));
   CHECK_THAT(error(Op<float>("MatrixTriangularSolve", {Make<float>({2, 2}, {2, 0, 1, 4}),
                                                        Make<float>({3, 1}, {1, 2, 3})})
                        .Attr("lower", true)
