@@ -228,6 +228,10 @@ absl::Status CheckDiagonals(const OpKernelContext& ctx, const TensorShape& shape
                        "lower_diag_index and upper_diag_index range.");
   }
   band->max_len = shape.dim_size(rank - 1);
+  // An empty tensor may claim any length; the matrix size adds k to it.
+  if (band->max_len > (int64_t{1} << 62)) {
+    return KernelError(ctx, "diagonal length ", band->max_len, " is too large");
+  }
   return absl::OkStatus();
 }
 
