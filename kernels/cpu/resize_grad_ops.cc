@@ -55,6 +55,13 @@ struct RowRange {
   int64_t end = 0;
 };
 
+// The plans tabulate a RowRange per original row in a std::vector, which can outgrow the
+// output (one float per row of a one-pixel-wide image): counted against the session's
+// limits by holding a temporary of its size (pages it never touches) while it lives.
+absl::StatusOr<Tensor> ReserveRowRanges(OpKernelContext* ctx, const GradGeometry& g) {
+  return ctx->allocate_temp(DT_INT64, TensorShape({2 * std::max<int64_t>(g.original_height, 1)}));
+}
+
 void AddToRange(int64_t original_row, int64_t resized_row, std::vector<RowRange>* ranges) {
   RowRange& range = (*ranges)[original_row];
   range.begin = std::min(range.begin, resized_row);
@@ -254,6 +261,7 @@ class ResizeBilinearGradOp : public ResizeGradOpBase {
                         ValidateBilinearGrad(*ctx, align_corners_, half_pixel_centers_));
     OP_ASSIGN_OR_RETURN(ctx, Tensor * output, AllocateGradOutput(ctx, g));
     if (output->NumElements() == 0) return;
+    OP_ASSIGN_OR_RETURN(ctx, const Tensor reserved, ReserveRowRanges(ctx, g));
     const BilinearGradPlan plan = PlanBilinearGrad(g, align_corners_, half_pixel_centers_);
     BilinearGradImages<T>(ctx, plan, g.batch, ctx->input(0).data<float>(), output->data<T>());
   }
@@ -391,6 +399,7 @@ class ResizeNearestNeighborGradOp : public ResizeGradOpBase {
       std::fill_n(out, output->NumElements(), T{});
       return;
     }
+    OP_ASSIGN_OR_RETURN(ctx, const Tensor reserved, ReserveRowRanges(ctx, g));
     const NearestGradPlan plan = PlanNearestGrad(g, align_corners_, half_pixel_centers_);
     NearestGradImages<T>(ctx, plan, g.batch, grads.data<T>(), out);
   }
