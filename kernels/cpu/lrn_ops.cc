@@ -102,7 +102,23 @@ class LrnOpBase : public OpKernel {
 // Scratch for one pixel's channels, reused across the pixels of one task.
 struct LrnScratch {
   std::vector<float> squares, denominators;
+  std::vector<double> prefix;  // wide windows: prefix sums of the finite squares
 };
+
+// Windows wider than this sum through prefix sums (O(depth) a pixel instead of
+// O(depth x window): a huge depth_radius on many channels took minutes). TF's own wide
+// windows are a band-matrix contraction with its own summation order, so no one order
+// is TF's there; narrow windows keep the sequential sum that matches TF bit for bit.
+constexpr int64_t kPrefixSumWindow = 64;
+
+// The window [begin, end)'s sum of squares from prefix sums; `bad` counts the non-finite
+// squares before each channel, `nan` the NaN ones.
+float WindowSum(const std::vector<double>& prefix, const std::vector<double>& bad,
+                const std::vector<double>& nan, int64_t begin, int64_t end) {
+  if (nan[end] - nan[begin] > 0) return std::numeric_limits<float>::quiet_NaN();
+  if (bad[end] - bad[begin] > 0) return std::numeric_limits<float>::infinity();
+  return static_cast<float>(prefix[end] - prefix[begin]);
+}
 
 // TF's band-matrix path: d[j] = (sum of the window's squares) * alpha + bias.
 template <typename T>
@@ -119,11 +135,28 @@ void BandDenominators(const T* in, int64_t depth, const LrnParams& p, LrnScratch
       last_bad = c;
     }
   }
+  const bool wide = std::min<int64_t>(depth, 2 * p.depth_radius + 1) > kPrefixSumWindow;
+  std::vector<double> bad, nan;
+  if (wide) {
+    s->prefix.assign(depth + 1, 0.0);
+    bad.assign(depth + 1, 0.0);
+    nan.assign(depth + 1, 0.0);
+    for (int64_t c = 0; c < depth; ++c) {
+      const bool finite = std::isfinite(squares[c]);
+      s->prefix[c + 1] = s->prefix[c] + (finite ? squares[c] : 0.0);
+      bad[c + 1] = bad[c] + (finite ? 0.0 : 1.0);
+      nan[c + 1] = nan[c] + (std::isnan(squares[c]) ? 1.0 : 0.0);
+    }
+  }
   for (int64_t j = 0; j < depth; ++j) {
     const int64_t begin = std::max<int64_t>(0, j - p.depth_radius);
     const int64_t end = std::min<int64_t>(depth, j + p.depth_radius + 1);
     float sum = 0;
-    for (int64_t k = begin; k < end; ++k) sum = Round<T>(sum + squares[k]);
+    if (wide) {
+      sum = Round<T>(WindowSum(s->prefix, bad, nan, begin, end));
+    } else {
+      for (int64_t k = begin; k < end; ++k) sum = Round<T>(sum + squares[k]);
+    }
     if (first_bad < begin || last_bad >= end) sum = std::numeric_limits<float>::quiet_NaN();
     s->denominators[j] = Round<T>(Round<T>(sum * p.alpha) + p.bias);
   }
