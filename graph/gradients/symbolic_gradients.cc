@@ -48,6 +48,10 @@ class GradientBuilder {
   bool Visited(const Node& node) const;
   // An Enter from the level frame into a loop nested in it.
   bool EntersChildLoop(const Node& node) const;
+  // Whether the frames read at the start know `node` (gradient nodes made since do not).
+  bool HasFrame(const Node& node) const {
+    return frames_ && node.id() < static_cast<int>(frames_->node_frame.size());
+  }
   // A NextIteration of the level frame (its back edge is not followed) or a LoopCond
   // (a loop's predicate has no gradient: nothing flows through it).
   bool IsLevelBackEdge(const Node& node) const;
@@ -155,7 +159,7 @@ int GradientBuilder::TensorFrame(const Output& out) const {
 
 bool GradientBuilder::Visited(const Node& node) const {
   if (!frames_) return true;
-  if (node.id() >= static_cast<int>(frames_->node_frame.size())) return false;  // made since
+  if (!HasFrame(node)) return false;  // made since
   const int frame = frames_->node_frame[node.id()];
   if (IsExit(node)) return frames_->frames[frame].parent == level_;
   if (IsEnter(node)) return frames_->entered_frame[node.id()] == level_;
@@ -163,17 +167,13 @@ bool GradientBuilder::Visited(const Node& node) const {
 }
 
 bool GradientBuilder::EntersChildLoop(const Node& node) const {
-  if (!frames_ || !IsEnter(node) ||
-      node.id() >= static_cast<int>(frames_->node_frame.size())) {
-    return false;
-  }
+  if (!HasFrame(node) || !IsEnter(node)) return false;
   const int entered = frames_->entered_frame[node.id()];
   return entered > 0 && frames_->frames[entered].parent == level_;
 }
 
 bool GradientBuilder::IsLevelBackEdge(const Node& node) const {
-  return frames_ && (IsNextIteration(node) || node.op() == "LoopCond") &&
-         node.id() < static_cast<int>(frames_->node_frame.size()) &&
+  return HasFrame(node) && (IsNextIteration(node) || node.op() == "LoopCond") &&
          frames_->node_frame[node.id()] == level_;
 }
 
@@ -300,10 +300,8 @@ absl::Status GradientBuilder::BackpropLoop(int frame) {
   NodeGrads enter_grads;
   DFLOW_RETURN_IF_ERROR(AddWhileLoopGradient(registry_, GradScopeFor(*loop.exit), *loop.exit,
                                              loop.exit_grads, &enter_grads));
-  const int num_ids = static_cast<int>(frames_->entered_frame.size());
   for (Node* node : scope_.graph()->nodes()) {
-    if (node->id() >= num_ids || frames_->entered_frame[node->id()] != frame ||
-        !Between(node)) {
+    if (!HasFrame(*node) || frames_->entered_frame[node->id()] != frame || !Between(node)) {
       continue;
     }
     auto it = enter_grads.find(node);

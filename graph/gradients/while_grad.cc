@@ -35,9 +35,10 @@ DataType ResourceReadType(const Node& enter) {
 // One differentiable value the backward loop carries: a variable's gradient or an
 // invariant's running sum.
 struct Carried {
-  const Node* enter = nullptr;  // the forward Enter it belongs to
+  Node* enter = nullptr;  // the forward Enter it belongs to
+  LoopVar forward;        // for a loop variable: its forward parts
   Output initial;
-  LoopVar var;
+  LoopVar var;     // in the backward loop
   Output current;  // the backward body's view of it
 };
 
@@ -104,7 +105,7 @@ absl::Status WhileGradBuilder::CollectCarried(const NodeGrads& exit_grads) {
   for (const LoopVar& var : forward_.vars) {
     const Output input = EnterInput(*var.enter);
     if (!IsDifferentiable(input.dtype())) continue;
-    Carried c{var.enter, Output(), {}, {}};
+    Carried c{var.enter, var, Output(), {}, {}};
     auto it = var.exit == nullptr ? exit_grads.end() : exit_grads.find(var.exit);
     if (it != exit_grads.end() && it->second.node != nullptr) {
       c.initial = it->second;
@@ -126,7 +127,7 @@ absl::Status WhileGradBuilder::CollectCarried(const NodeGrads& exit_grads) {
     } else {
       continue;
     }
-    invariants_.push_back({enter, zeros, {}, {}});
+    invariants_.push_back({enter, {}, zeros, {}, {}});
   }
   return scope_.status();
 }
@@ -151,16 +152,12 @@ void WhileGradBuilder::OpenBackwardLoop(const Output& count) {
 
 absl::Status WhileGradBuilder::BuildBackwardBody(std::vector<Output>* dx) {
   std::vector<Output> ys, xs, dys;
-  size_t v = 0;
-  for (const LoopVar& var : forward_.vars) {
-    if (v < vars_.size() && vars_[v].enter == var.enter) {
-      ys.push_back(var.body_output());
-      xs.push_back(var.body_input());
-      dys.push_back(vars_[v].current);
-      ++v;
-    }
+  for (const Carried& c : vars_) {
+    ys.push_back(c.forward.body_output());
+    xs.push_back(c.forward.body_input());
+    dys.push_back(c.current);
   }
-  for (const Carried& c : invariants_) xs.push_back(Output(const_cast<Node*>(c.enter), 0));
+  for (const Carried& c : invariants_) xs.push_back(Output(c.enter, 0));
   const int first_id = graph_->num_node_ids();
   DFLOW_RETURN_IF_ERROR(AddSymbolicGradients(registry_, scope_, ys, xs, dys, dx));
   const int end_id = graph_->num_node_ids();

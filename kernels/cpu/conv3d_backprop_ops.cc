@@ -154,26 +154,10 @@ class Conv3DBackpropInputOp : public OpKernel {
 
   absl::Status Run(OpKernelContext* ctx, const Conv3DGeometry& g, const Tensor& out) {
     const Tensor& filter = ctx->input(1);
-    const onednn::BatchSplit split =
-        onednn::SplitBatch(g.batch, g.FlopsPerImage(), NumThreads(ctx));
-    const int64_t last = g.batch - (split.shards - 1) * split.block;
-    DFLOW_ASSIGN_OR_RETURN(Conv3DPlan full, MakePlan(g, split.block, filter));
-    Conv3DPlan rest = full;
-    if (last != split.block) {
-      DFLOW_ASSIGN_OR_RETURN(rest, MakePlan(g, last, filter));
-    }
-    const int64_t src_image = g.out_depth * g.OutputVolume();
-    const int64_t dst_image = g.in_depth * g.InputVolume();
-    const float* src = ctx->input(2).data<float>();
-    float* dst = out.data<float>();
-    return onednn::RunShards(ctx, g.batch, split, g.FlopsPerImage(), [&](int64_t first, int64_t n) {
-      const Conv3DPlan& plan = n == split.block ? full : rest;
-      const onednn::Primitive& p = *plan.primitive;
-      return onednn::Execute(p, engine_.get(),
-                             {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), src + first * src_image},
-                              {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
-                              {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), dst + first * dst_image}});
-    });
+    return RunConv3DShards(ctx, engine_.get(), g, ctx->input(2).data<float>(),
+                           g.out_depth * g.OutputVolume(), out.data<float>(),
+                           g.in_depth * g.InputVolume(),
+                           [&](int64_t n) { return MakePlan(g, n, filter); });
   }
 
   absl::StatusOr<Conv3DPlan> MakePlan(const Conv3DGeometry& g, int64_t n, const Tensor& filter) {

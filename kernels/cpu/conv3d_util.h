@@ -12,6 +12,7 @@
 #include <dnnl.h>
 
 #include <array>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -23,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
 #include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/window_geometry.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
@@ -225,6 +227,34 @@ inline absl::StatusOr<Conv3DPlan> PlanWithWeights(
                          cache->Get(engine, filter, plain, *plan.WeightsMd(), constant));
   plan.weights = plan.packed != nullptr ? plan.packed->buffer.get() : filter.raw_data();
   return plan;
+}
+
+// The plan for `n` images (its primitive cached per size by the caller).
+using Conv3DPlanFor = std::function<absl::StatusOr<Conv3DPlan>(int64_t n)>;
+
+// Runs a source -> destination primitive (Conv3D's convolution, its input gradient's
+// deconvolution) over the batch in shards on the pool: `src` and `dst` hold `src_image`
+// and `dst_image` floats an image; a shard of the usual size and the smaller last one
+// each get their plan once.
+inline absl::Status RunConv3DShards(OpKernelContext* ctx, dnnl_engine_t engine,
+                                    const Conv3DGeometry& g, const float* src,
+                                    int64_t src_image, float* dst, int64_t dst_image,
+                                    const Conv3DPlanFor& plan_for) {
+  const onednn::BatchSplit split = onednn::SplitBatch(g.batch, g.FlopsPerImage(), NumThreads(ctx));
+  const int64_t last = g.batch - (split.shards - 1) * split.block;
+  DFLOW_ASSIGN_OR_RETURN(const Conv3DPlan full, plan_for(split.block));
+  Conv3DPlan rest = full;
+  if (last != split.block) {
+    DFLOW_ASSIGN_OR_RETURN(rest, plan_for(last));
+  }
+  return onednn::RunShards(ctx, g.batch, split, g.FlopsPerImage(), [&](int64_t first, int64_t n) {
+    const Conv3DPlan& plan = n == split.block ? full : rest;
+    const onednn::Primitive& p = *plan.primitive;
+    return onednn::Execute(p, engine,
+                           {{DNNL_ARG_SRC, p.Md(dnnl_query_src_md), src + first * src_image},
+                            {DNNL_ARG_WEIGHTS, plan.WeightsMd(), plan.weights},
+                            {DNNL_ARG_DST, p.Md(dnnl_query_dst_md), dst + first * dst_image}});
+  });
 }
 
 }  // namespace dflow
