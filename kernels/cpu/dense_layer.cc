@@ -215,8 +215,10 @@ absl::Status DenseLayer::Run(OpKernelContext* ctx, const DenseArgs& args) {
   const int64_t column_shards = std::min<int64_t>(
       threads, static_cast<int64_t>(flops_per_row * static_cast<double>(args.m) /
                                     kMinFlopsPerShard));
+  const bool large_weights =
+      args.k * args.n * static_cast<int64_t>(sizeof(float)) >= kMinWeightsBytesForColumnSplit;
   if (column_shards > 1 && split.block < kMaxRowsForColumnSplit &&
-      args.n >= column_shards * kColumnBlock) {
+      args.n >= column_shards * kColumnBlock && (large_weights || split.shards < 2)) {
     return RunColumnBlocks(ctx, args, column_shards);
   }
   // Plans for the (at most two) block sizes, made here so that shards only execute.
@@ -258,15 +260,17 @@ absl::Status DenseLayer::RunColumnBlocks(OpKernelContext* ctx, const DenseArgs& 
   DFLOW_ASSIGN_OR_RETURN(std::shared_ptr<const std::vector<Plan>> plans,
                          Plans(args, split, /*columns=*/true));
   const double flops_per_col = 2.0 * static_cast<double>(args.m) * static_cast<double>(args.k);
+  // One scratch for every block, from the context's allocator (counted against the
+  // session's limits; a fresh aligned_alloc of this size per call went to mmap and
+  // page faults, which cost more than the product on 14x14 pointwise convolutions).
+  const int64_t block_floats = (args.m * split.block + 15) / 16 * 16;  // 64-byte aligned
+  DFLOW_ASSIGN_OR_RETURN(Tensor scratch,
+                         ctx->allocate_temp(DT_FLOAT, TensorShape({split.shards, block_floats})));
   return onednn::RunShards(
       ctx, args.n, split, flops_per_col, [&](int64_t first, int64_t cols) -> absl::Status {
         const Plan& plan = (*plans)[first / split.block];
         const onednn::Primitive& p = *plan.primitive;
-        const size_t bytes = static_cast<size_t>(args.m * cols) * sizeof(float);
-        std::unique_ptr<void, decltype(&std::free)> scratch(
-            std::aligned_alloc(64, (bytes + 63) / 64 * 64), &std::free);
-        if (scratch == nullptr) return absl::ResourceExhaustedError("no memory for a column block");
-        float* block = static_cast<float*>(scratch.get());
+        float* block = scratch.data<float>() + (first / split.block) * block_floats;
         absl::Status status =
             args.bias == nullptr
                 ? onednn::Execute(p, engine_.get(),
