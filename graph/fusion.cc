@@ -10,6 +10,7 @@
 #include "graph/device_name.h"
 #include "graph/graph_pass_registry.h"
 #include "graph/node_def_util.h"
+#include "graph/residual_add_fusion.h"
 #include "graph/rewrite_match.h"
 #include "graph/scale_shift_fusion.h"
 #include "graph/status_macros.h"
@@ -384,6 +385,8 @@ absl::Status FuseCpuOps(Graph* graph) {
     std::optional<Chain> chain = MatchChain(node);
     if (chain.has_value()) DFLOW_RETURN_IF_ERROR(Rewrite(graph, *chain));
   }
+  // Residual Adds into the fused convolutions before them (graph/residual_add_fusion.h).
+  DFLOW_RETURN_IF_ERROR(FuseResidualAdds(graph));
   // Per-channel Mul -> Add [-> activation] chains that no convolution took.
   DFLOW_RETURN_IF_ERROR(FuseScaleShift(graph));
   // Then each fused convolution with its MaxPool (both nodes are replaced; ids again).

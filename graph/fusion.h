@@ -27,6 +27,8 @@
 //   MatMul -> BiasAdd | Add/AddV2 with a rank-1 Const bias of B's columns
 //   [-> Relu | Relu6]
 //       => _FusedMatMul(a, b, bias) with the same fused_ops.
+//   _FusedConv2D ["BiasAdd"] (NHWC) -> Add | AddV2 [-> Relu | Relu6]
+//       => _FusedConv2D ["BiasAdd", "Add"(, act)] (graph/residual_add_fusion.h).
 //   _FusedConv2D (NHWC) -> MaxPool (NHWC, SAME or VALID)
 //       => _DflowFusedConv2DMaxPool(input, filter, bias) with pool_ksize, pool_strides
 //          and pool_padding (dflow's own op: each slice of the batch is pooled while its

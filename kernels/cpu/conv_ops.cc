@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/types/span.h"
 #include "graph/fusion.h"
 #include "graph/status_macros.h"
@@ -55,6 +56,7 @@
 #include "kernels/cpu/conv_winograd.h"
 #include "kernels/cpu/layout_reorders.h"
 #include "kernels/cpu/dense_layer.h"
+#include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/conv_attrs.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/kernel_util.h"
@@ -65,6 +67,12 @@
 
 namespace dflow {
 namespace {
+
+// The sum of a fused Add with a broadcast addend (cwise::RunBroadcast's functor).
+struct AddFloats {
+  static constexpr int kCost = 1;
+  static float Apply(float a, float b) { return a + b; }
+};
 
 // One Conv2D call's sizes.
 struct ConvGeometry {
@@ -192,11 +200,22 @@ absl::StatusOr<dnnl_memory_desc_t> BiasDesc(const ConvGeometry& g) {
   return onednn::StridedDesc({g.out_depth}, {1});
 }
 
-// The bias and activation a _FusedConv2D applies (none for Conv2D).
+// The bias, addend and activation a _FusedConv2D applies (none for Conv2D).
 struct ConvFusion {
   bool bias = false;
+  // A fused "Add" (a residual connection): input 3, of the output's shape, summed into
+  // the result before the activation by oneDNN's sum post-op, which adds what the
+  // destination holds.
+  bool add = false;
   onednn::Activation activation;
+
+  // The primitive cache key's part for this fusion (a kernel runs at most two).
+  int64_t Key() const { return (add ? 1 : 0) + 2 * static_cast<int64_t>(activation.alg); }
 };
+
+// A fused convolution's bias alone: how a fused Add with a broadcast addend computes the
+// convolution before adding (the sum post-op reads an addend of the output's shape only).
+constexpr ConvFusion kBiasOnly = {/*bias=*/true, /*add=*/false, onednn::Activation{}};
 
 // The convolution primitive for `n` images: direct on the graph's layout, or, with
 // `winograd`, oneDNN's Winograd algorithm on activations in the layout it picks.
@@ -227,7 +246,7 @@ absl::StatusOr<std::shared_ptr<const onednn::Primitive>> MakeConvPrimitive(
           winograd ? dnnl_convolution_winograd : dnnl_convolution_direct, &src, &weights,
           f.bias ? &bias : nullptr, &dst, strides, dilates, pad_l, pad_r),
       "dnnl_dilated_convolution_forward_desc_init"));
-  return onednn::MakePrimitive(&desc, engine, f.activation);
+  return onednn::MakePrimitive(&desc, engine, onednn::PostOps(f.add, f.activation));
 }
 
 // A convolution's primitives for one shape: the convolution, and the reorders around it
@@ -241,7 +260,8 @@ absl::StatusOr<std::shared_ptr<const ConvPrimitives>> MakeConvPrimitives(
     const ConvAttrs& a, const ConvFusion& f, const ConvGeometry& g, int64_t n,
     dnnl_engine_t engine) {
   auto made = std::make_shared<ConvPrimitives>();
-  if (PreferWinograd(g.rows, g.cols, g.groups, g.in_depth, g.out_depth)) {
+  // Not with a fused Add: Winograd writes a blocked copy, not the output the sum reads.
+  if (!f.add && PreferWinograd(g.rows, g.cols, g.groups, g.in_depth, g.out_depth)) {
     // oneDNN refuses what its Winograd kernels lack (the ISA, a post-op): direct then.
     absl::StatusOr<std::shared_ptr<const onednn::Primitive>> winograd =
         MakeConvPrimitive(a, f, g, n, /*winograd=*/true, engine);
@@ -345,6 +365,9 @@ class Conv2DOp : public OpKernel {
     }
     OP_ASSIGN_OR_RETURN(c, engine_, onednn::MakeCpuEngine());
     OP_ASSIGN_OR_RETURN(c, dense_, DenseLayer::Create(fusion_.activation));
+    if (fusion_.add) {
+      OP_ASSIGN_OR_RETURN(c, dense_bias_only_, DenseLayer::Create({}));
+    }
     filter_constant_ = IsConstantInput(*c, 1);
   }
 
@@ -371,19 +394,63 @@ class Conv2DOp : public OpKernel {
       OP_REQUIRES_OK(ctx, ComputePooled(ctx, g, out_shape, bias));
       return;
     }
+    if (fusion_.add) {
+      OP_REQUIRES_OK(ctx, ComputeWithAddend(ctx, g, out_shape, bias));
+      return;
+    }
     OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, out_shape));
-    OP_REQUIRES_OK(ctx, Convolve(ctx, g, bias, out, nullptr));
+    OP_REQUIRES_OK(ctx, Convolve(ctx, g, bias, out, nullptr, fusion_));
   }
 
  private:
-  // The convolution into `out`, or, with a `pool` stage, sliced and pooled into
-  // pool->out (`out` is then unused and may be null).
+  // A fused Add (a residual connection). An addend of the output's shape is moved into
+  // the output when this node holds its only reference (the executor has released every
+  // other reader: a residual block's shortcut), else copied there; the sum post-op then
+  // adds the convolution to it. An addend of another shape (broadcasting, as TF's Add
+  // does) is added after a convolution with its bias alone.
+  absl::Status ComputeWithAddend(OpKernelContext* ctx, const ConvGeometry& g,
+                                 const TensorShape& out_shape, const float* bias) {
+    const Tensor& addend = ctx->input(3);
+    if (addend.shape() != out_shape) return AddBroadcastAddend(ctx, g, out_shape, bias);
+    Tensor* out = ctx->ForwardInputToOutput(3, 0, out_shape);
+    if (out == nullptr) {
+      const float* from = addend.data<float>();
+      DFLOW_ASSIGN_OR_RETURN(out, ctx->allocate_output(0, out_shape));
+      float* to = out->data<float>();
+      ParallelForElements(ctx, out_shape.num_elements(), 1, [from, to](int64_t b, int64_t e) {
+        std::copy(from + b, from + e, to + b);
+      });
+    }
+    return Convolve(ctx, g, bias, out, nullptr, fusion_);
+  }
+
+  absl::Status AddBroadcastAddend(OpKernelContext* ctx, const ConvGeometry& g,
+                                  const TensorShape& conv_shape, const float* bias) {
+    const Tensor& addend = ctx->input(3);
+    absl::StatusOr<cwise::BroadcastPlan> plan =
+        cwise::MakeBroadcastPlan(conv_shape, addend.shape());
+    if (!plan.ok()) return KernelError(*ctx, plan.status().message());
+    DFLOW_ASSIGN_OR_RETURN(Tensor conv, ctx->allocate_temp(DT_FLOAT, conv_shape));
+    DFLOW_RETURN_IF_ERROR(Convolve(ctx, g, bias, &conv, nullptr, kBiasOnly));
+    DFLOW_ASSIGN_OR_RETURN(Tensor * out, ctx->allocate_output(0, plan->output_shape));
+    float* sum = out->data<float>();
+    cwise::RunBroadcast<AddFloats>(ctx, *plan, conv.data<float>(), addend.data<float>(), sum);
+    const onednn::Activation activation = fusion_.activation;
+    if (activation.alg == dnnl_alg_kind_undef) return absl::OkStatus();
+    ParallelForElements(ctx, out->NumElements(), 4, [sum, activation](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) sum[i] = onednn::Activate(activation, sum[i]);
+    });
+    return absl::OkStatus();
+  }
+
+  // The convolution into `out` with fusion `f`, or, with a `pool` stage, sliced and
+  // pooled into pool->out (`out` is then unused and may be null).
   absl::Status Convolve(OpKernelContext* ctx, const ConvGeometry& g, const float* bias,
-                        Tensor* out, const PoolStage* pool) {
+                        Tensor* out, const PoolStage* pool, const ConvFusion& f) {
     const Tensor& input = ctx->input(0);
     const Tensor& filter = ctx->input(1);
     if (g.batch * g.rows.output * g.cols.output * g.out_depth == 0) return absl::OkStatus();
-    if (input.NumElements() == 0) return EmptySum(g, bias, out);  // in_depth 0: an empty sum
+    if (input.NumElements() == 0) return EmptySum(g, bias, f, out);  // in_depth 0: empty sum
     if (IsMatrixProduct(attrs_, g, lanes_)) {
       DenseArgs args;
       args.m = g.batch * g.rows.output * g.cols.output;
@@ -394,12 +461,15 @@ class Conv2DOp : public OpKernel {
       args.weights_constant = filter_constant_;
       args.bias = bias;
       args.c = out->data<float>();
-      return dense_->Run(ctx, args);
+      args.accumulate = f.add;
+      DenseLayer* dense =
+          f.activation.alg == fusion_.activation.alg ? dense_.get() : dense_bias_only_.get();
+      return dense->Run(ctx, args);
     }
     const int64_t fold =
         attrs_.layout.nchw ? 1 : ChooseColumnFold(g.cols, g.out_depth, g.groups, lanes_);
-    if (fold > 1) return RunFolded(ctx, g, fold, filter, bias, out, pool);
-    return RunDirect(ctx, g, filter, filter_constant_, bias, out, pool);
+    if (fold > 1) return RunFolded(ctx, g, fold, filter, bias, out, pool, f);
+    return RunDirect(ctx, g, filter, filter_constant_, bias, out, pool, f);
   }
 
   // _DflowFusedConv2DMaxPool: slices pooled from an L2 scratch where the convolution is
@@ -420,13 +490,13 @@ class Conv2DOp : public OpKernel {
     stage.out = out->data<float>();
     if (ctx->input(0).NumElements() != 0 && !IsMatrixProduct(attrs_, g, lanes_) &&
         RowBandCount(g, NumThreads(ctx)) == 1) {
-      return Convolve(ctx, g, bias, nullptr, &stage);
+      return Convolve(ctx, g, bias, nullptr, &stage, fusion_);
     }
     // A matrix product, an empty sum, or a batch too small for the pool (whose slices
     // would leave threads idle): the whole convolution, then the pool, both on every
     // thread.
     DFLOW_ASSIGN_OR_RETURN(Tensor conv, ctx->allocate_temp(DT_FLOAT, conv_shape));
-    DFLOW_RETURN_IF_ERROR(Convolve(ctx, g, bias, &conv, nullptr));
+    DFLOW_RETURN_IF_ERROR(Convolve(ctx, g, bias, &conv, nullptr, fusion_));
     return RunPool(
         ctx, pg, g.batch, attrs_.layout.nchw, engine_.get(),
         [this](const PoolGeometry& sub, int64_t n) { return PoolPrimitive(sub, n); },
@@ -468,7 +538,7 @@ class Conv2DOp : public OpKernel {
   // and output buffers, a folded filter, and the bias repeated for each column of a group.
   absl::Status RunFolded(OpKernelContext* ctx, const ConvGeometry& g, int64_t fold,
                          const Tensor& filter, const float* bias, Tensor* out,
-                         const PoolStage* pool) {
+                         const PoolStage* pool, const ConvFusion& f) {
     ConvGeometry folded = g;
     folded.in_depth = g.in_depth * fold;
     folded.filter_depth = g.filter_depth * fold;
@@ -486,28 +556,29 @@ class Conv2DOp : public OpKernel {
     }
     // The folded filter is a new buffer each step: its packed form is found by value.
     return RunDirect(ctx, folded, folded_filter, /*filter_constant=*/false,
-                     bias != nullptr ? folded_bias.data() : nullptr, out, pool);
+                     bias != nullptr ? folded_bias.data() : nullptr, out, pool, f);
   }
 
   // oneDNN's convolution primitive over batch shards.
   absl::Status RunDirect(OpKernelContext* ctx, const ConvGeometry& g, const Tensor& filter,
                          bool filter_constant, const float* bias, Tensor* out,
-                         const PoolStage* pool) {
+                         const PoolStage* pool, const ConvFusion& f) {
     if (pool != nullptr) return RunPooled(ctx, g, filter, filter_constant, bias, *pool);
     const int threads = NumThreads(ctx);
     const onednn::BatchSplit split = onednn::SplitBatch(g.batch, g.FlopsPerImage(), threads);
     const int64_t bands = RowBandCount(g, threads);
     if (bands > 1) {
       DFLOW_ASSIGN_OR_RETURN(bool done,
-                             RunRowBands(ctx, g, bands, filter, filter_constant, bias, out));
+                             RunRowBands(ctx, g, bands, filter, filter_constant, bias, out, f));
       if (done) return absl::OkStatus();
     }
     // Plans for the (at most two) shard sizes, made here so that shards only execute.
     const int64_t last = g.batch - (split.shards - 1) * split.block;
-    DFLOW_ASSIGN_OR_RETURN(ConvPlan full, Plan(g, split.block, filter, filter_constant, nullptr));
+    DFLOW_ASSIGN_OR_RETURN(ConvPlan full,
+                           Plan(g, split.block, filter, filter_constant, nullptr, f));
     ConvPlan rest = full;
     if (last != split.block) {
-      DFLOW_ASSIGN_OR_RETURN(rest, Plan(g, last, filter, filter_constant, &full));
+      DFLOW_ASSIGN_OR_RETURN(rest, Plan(g, last, filter, filter_constant, &full, f));
     }
     const int64_t in_image = g.in_depth * g.rows.input * g.cols.input;
     const int64_t out_image = g.out_depth * g.rows.output * g.cols.output;
@@ -536,7 +607,7 @@ class Conv2DOp : public OpKernel {
   // pool task each; false (nothing run) when some band would read only padding.
   absl::StatusOr<bool> RunRowBands(OpKernelContext* ctx, const ConvGeometry& g, int64_t bands,
                                    const Tensor& filter, bool filter_constant,
-                                   const float* bias, Tensor* out) {
+                                   const float* bias, Tensor* out, const ConvFusion& f) {
     std::optional<std::vector<RowBand>> split = SplitOutputRows(g.rows, bands);
     if (!split.has_value()) return false;
     const std::vector<RowBand>& row_bands = *split;
@@ -546,7 +617,7 @@ class Conv2DOp : public OpKernel {
       ConvGeometry sub = g;
       sub.rows = band.rows;
       DFLOW_ASSIGN_OR_RETURN(ConvPlan plan, Plan(sub, 1, filter, filter_constant,
-                                                 plans.empty() ? nullptr : &plans[0]));
+                                                 plans.empty() ? nullptr : &plans[0], f));
       plans.push_back(std::move(plan));
     }
     const int64_t in_image = g.in_depth * g.rows.input * g.cols.input;
@@ -597,8 +668,8 @@ class Conv2DOp : public OpKernel {
     std::vector<ConvPlan> plans;
     std::vector<std::shared_ptr<const onednn::Primitive>> pools;
     for (int64_t n : sizes) {
-      DFLOW_ASSIGN_OR_RETURN(
-          ConvPlan plan, Plan(g, n, filter, filter_constant, plans.empty() ? nullptr : &plans[0]));
+      DFLOW_ASSIGN_OR_RETURN(ConvPlan plan, Plan(g, n, filter, filter_constant,
+                                                 plans.empty() ? nullptr : &plans[0], fusion_));
       plans.push_back(std::move(plan));
       DFLOW_ASSIGN_OR_RETURN(auto p, PoolPrimitive(pg, n));
       pools.push_back(std::move(p));
@@ -645,7 +716,13 @@ class Conv2DOp : public OpKernel {
           "_FusedConv2D on CPU takes HWIO filters and no host args, got filter_format ",
           filter_format, " and num_host_args ", num_host_args));
     }
-    DFLOW_ASSIGN_OR_RETURN(fusion_.activation, onednn::FusedActivation(fused_ops, num_args));
+    DFLOW_ASSIGN_OR_RETURN(onednn::PostOps post_ops, onednn::FusedPostOps(fused_ops, num_args));
+    fusion_.activation = post_ops.activation;
+    fusion_.add = post_ops.accumulate;
+    if (fusion_.add && (pool_.has_value() || depthwise_)) {
+      return absl::UnimplementedError(
+          absl::StrCat("Fusion is not implemented: [", absl::StrJoin(fused_ops, ","), "]"));
+    }
     if (fusion_.activation.alg == dnnl_eltwise_swish && c->HasAttr(kSwishBetaAttr)) {
       DFLOW_RETURN_IF_ERROR(c->GetAttr(kSwishBetaAttr, &fusion_.activation.alpha));
     }
@@ -653,19 +730,16 @@ class Conv2DOp : public OpKernel {
     return absl::OkStatus();
   }
 
-  // The output of an empty sum (in_depth 0): act(bias), or 0 without a bias.
-  absl::Status EmptySum(const ConvGeometry& g, const float* bias, Tensor* out) const {
+  // The output of an empty sum (in_depth 0): act(bias [+ the addend out holds]), or 0
+  // without a bias.
+  absl::Status EmptySum(const ConvGeometry& g, const float* bias, const ConvFusion& f,
+                        Tensor* out) const {
     const int64_t pixels = g.rows.output * g.cols.output;
     float* data = out->data<float>();
     for (int64_t i = 0; i < out->NumElements(); ++i) {
       const int64_t channel = attrs_.layout.nchw ? (i / pixels) % g.out_depth : i % g.out_depth;
-      float v = bias != nullptr ? bias[channel] : 0.0f;
-      if (fusion_.activation.alg == dnnl_eltwise_relu) v = std::max(v, 0.0f);
-      if (fusion_.activation.alg == dnnl_eltwise_clip) v = std::min(std::max(v, 0.0f), 6.0f);
-      if (fusion_.activation.alg == dnnl_eltwise_swish) {
-        v = v / (1.0f + std::exp(-fusion_.activation.alpha * v));
-      }
-      data[i] = v;
+      const float v = (bias != nullptr ? bias[channel] : 0.0f) + (f.add ? data[i] : 0.0f);
+      data[i] = onednn::Activate(f.activation, v);
     }
     return absl::OkStatus();
   }
@@ -673,10 +747,12 @@ class Conv2DOp : public OpKernel {
   // The plan for `n` images; `other` (a plan of this Compute for another shard size)
   // lends its packed filter when the primitives want the same layout.
   absl::StatusOr<ConvPlan> Plan(const ConvGeometry& g, int64_t n, const Tensor& filter,
-                                bool filter_constant, const ConvPlan* other) {
+                                bool filter_constant, const ConvPlan* other, const ConvFusion& f) {
     ConvPlan plan;
-    DFLOW_ASSIGN_OR_RETURN(plan.primitives, primitives_.GetOrCreate(g.Key(n), [&] {
-      return MakeConvPrimitives(attrs_, fusion_, g, n, engine_.get());
+    std::vector<int64_t> key = g.Key(n);
+    key.push_back(f.Key());
+    DFLOW_ASSIGN_OR_RETURN(plan.primitives, primitives_.GetOrCreate(key, [&] {
+      return MakeConvPrimitives(attrs_, f, g, n, engine_.get());
     }));
     if (other != nullptr && dnnl_memory_desc_equal(other->WeightsMd(), plan.WeightsMd())) {
       plan.packed = other->packed;
@@ -697,6 +773,7 @@ class Conv2DOp : public OpKernel {
   bool filter_constant_ = false;
   int lanes_ = DnnlVectorLanes();      // for ChooseColumnFold
   std::unique_ptr<DenseLayer> dense_;  // for convolutions that are a matrix product
+  std::unique_ptr<DenseLayer> dense_bias_only_;  // the same for kBiasOnly (fused Adds)
   onednn::EnginePtr engine_;
   onednn::ShapeCache<ConvPrimitives> primitives_;
   onednn::ShapeCache<onednn::Primitive> pool_primitives_;

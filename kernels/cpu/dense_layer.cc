@@ -21,17 +21,6 @@ absl::StatusOr<dnnl_memory_desc_t> MatrixDesc(int64_t rows, int64_t cols, bool t
                                                       : std::vector<int64_t>{ld, 1});
 }
 
-float Activate(const onednn::Activation& activation, float x) {
-  switch (activation.alg) {
-    case dnnl_eltwise_relu:
-      return x > 0.0f ? x : 0.0f;
-    case dnnl_eltwise_clip:
-      return std::min(std::max(x, activation.alpha), activation.beta);
-    default:
-      return x;
-  }
-}
-
 }  // namespace
 
 // What one row-block size needs: the primitive and the weights in its layout.
@@ -61,7 +50,8 @@ absl::StatusOr<std::shared_ptr<const onednn::Primitive>> DenseLayer::GetPrimitiv
   const int64_t lda = args.trans_a ? args.m : args.k;
   const int64_t ldb = args.trans_b ? args.k : args.n;
   return primitives_.GetOrCreate(
-      {rows, args.k, cols, args.trans_a, lda, args.trans_b, has_bias, ldc, plain_weights, ldb},
+      {rows, args.k, cols, args.trans_a, lda, args.trans_b, has_bias, ldc, plain_weights, ldb,
+       args.accumulate},
       [&]() -> absl::StatusOr<std::shared_ptr<const onednn::Primitive>> {
         DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t src, MatrixDesc(rows, args.k, args.trans_a, lda));
         DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t dst, MatrixDesc(rows, cols, false, ldc));
@@ -73,7 +63,8 @@ absl::StatusOr<std::shared_ptr<const onednn::Primitive>> DenseLayer::GetPrimitiv
         DFLOW_RETURN_IF_ERROR(onednn::DnnlStatus(
             dnnl_matmul_desc_init(&desc, &src, &weights, has_bias ? &bias : nullptr, &dst),
             "dnnl_matmul_desc_init"));
-        return onednn::MakePrimitive(&desc, engine_.get(), activation_);
+        return onednn::MakePrimitive(&desc, engine_.get(),
+                                     onednn::PostOps(args.accumulate, activation_));
       });
 }
 
@@ -175,7 +166,7 @@ absl::StatusOr<std::shared_ptr<const std::vector<DenseLayer::Plan>>> DenseLayer:
   // The weights buffer identifies the values: a constant input's buffer is held by its
   // packed entry (PackedWeights::constant_source), or read as it is (plain layout).
   const std::vector<int64_t> key = {
-      args.m, args.k, args.n, args.trans_a, args.trans_b, args.bias != nullptr,
+      args.m, args.k, args.n, args.trans_a, args.trans_b, args.bias != nullptr, args.accumulate,
       static_cast<int64_t>(reinterpret_cast<intptr_t>(args.weights->raw_data())),
       columns, split.shards, split.block};
   {
@@ -197,7 +188,9 @@ absl::StatusOr<std::shared_ptr<const std::vector<DenseLayer::Plan>>> DenseLayer:
 absl::Status DenseLayer::RunEmptySum(const DenseArgs& args) {
   for (int64_t i = 0; i < args.m; ++i) {
     for (int64_t j = 0; j < args.n; ++j) {
-      args.c[i * args.n + j] = Activate(activation_, args.bias != nullptr ? args.bias[j] : 0.0f);
+      args.c[i * args.n + j] = onednn::Activate(
+          activation_, (args.bias != nullptr ? args.bias[j] : 0.0f) +
+                           (args.accumulate ? args.c[i * args.n + j] : 0.0f));
     }
   }
   return absl::OkStatus();
@@ -271,6 +264,9 @@ absl::Status DenseLayer::RunColumnBlocks(OpKernelContext* ctx, const DenseArgs& 
         const Plan& plan = (*plans)[first / split.block];
         const onednn::Primitive& p = *plan.primitive;
         float* block = scratch.data<float>() + (first / split.block) * block_floats;
+        for (int64_t i = 0; args.accumulate && i < args.m; ++i) {  // what the sum adds
+          std::memcpy(block + i * cols, args.c + i * args.n + first, cols * sizeof(float));
+        }
         absl::Status status =
             args.bias == nullptr
                 ? onednn::Execute(p, engine_.get(),

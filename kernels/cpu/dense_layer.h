@@ -1,4 +1,4 @@
-// DenseLayer: y[m,n] = act(op(a)[m,k] * op(w)[k,n] + bias[n]) on oneDNN's matmul
+// DenseLayer: y[m,n] = act(op(a)[m,k] * op(w)[k,n] + bias[n] [+ y[m,n]]) on oneDNN's matmul
 // primitive, for _FusedMatMul and for convolutions that are plain matrix products
 // (1x1 filters, or a filter covering the whole input).
 //
@@ -40,6 +40,7 @@ namespace dflow {
 
 // One product. `a` is [m,k] (or [k,m] when trans_a), `weights` [k,n] (or [n,k] when
 // trans_b), both row-major and contiguous; `c` is [m,n]; `bias` has n values or is null.
+// With `accumulate`, c's values are added to the product before the activation.
 struct DenseArgs {
   int64_t m = 0, k = 0, n = 0;
   bool trans_a = false, trans_b = false;
@@ -48,6 +49,7 @@ struct DenseArgs {
   bool weights_constant = false;  // IsConstantInput: packed weights found by address
   const float* bias = nullptr;
   float* c = nullptr;
+  bool accumulate = false;  // c += product (a residual connection), then the activation
 };
 
 class DenseLayer {

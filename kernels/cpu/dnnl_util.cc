@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -81,14 +82,20 @@ struct PostOpsDeleter {
   void operator()(dnnl_post_ops_t p) const { dnnl_post_ops_destroy(p); }
 };
 
-absl::Status SetActivation(const Activation& activation, dnnl_primitive_attr_t attr) {
+absl::Status SetPostOps(const PostOps& ops, dnnl_primitive_attr_t attr) {
   dnnl_post_ops_t raw = nullptr;
   DFLOW_RETURN_IF_ERROR(DnnlStatus(dnnl_post_ops_create(&raw), "dnnl_post_ops_create"));
   std::unique_ptr<dnnl_post_ops, PostOpsDeleter> post_ops(raw);
-  DFLOW_RETURN_IF_ERROR(
-      DnnlStatus(dnnl_post_ops_append_eltwise(post_ops.get(), 1.0f, activation.alg,
-                                              activation.alpha, activation.beta),
-                 "dnnl_post_ops_append_eltwise"));
+  if (ops.accumulate) {
+    DFLOW_RETURN_IF_ERROR(DnnlStatus(dnnl_post_ops_append_sum(post_ops.get(), 1.0f),
+                                     "dnnl_post_ops_append_sum"));
+  }
+  if (ops.activation.alg != dnnl_alg_kind_undef) {
+    DFLOW_RETURN_IF_ERROR(
+        DnnlStatus(dnnl_post_ops_append_eltwise(post_ops.get(), 1.0f, ops.activation.alg,
+                                                ops.activation.alpha, ops.activation.beta),
+                   "dnnl_post_ops_append_eltwise"));
+  }
   return DnnlStatus(dnnl_primitive_attr_set_post_ops(attr, post_ops.get()),
                     "dnnl_primitive_attr_set_post_ops");
 }
@@ -189,6 +196,45 @@ std::optional<Activation> ActivationNamed(const std::string& op) {
   return std::nullopt;
 }
 
+float Activate(const Activation& activation, float x) {
+  switch (activation.alg) {
+    case dnnl_eltwise_relu:
+      if (x > 0.0f) return x;
+      return activation.alpha == 0.0f ? 0.0f : activation.alpha * x;  // 0, not -0 or NaN
+    case dnnl_eltwise_clip:
+      return std::min(std::max(x, activation.alpha), activation.beta);
+    case dnnl_eltwise_swish:
+      return x / (1.0f + std::exp(-activation.alpha * x));
+    default:
+      return x;
+  }
+}
+
+absl::StatusOr<PostOps> FusedPostOps(const std::vector<std::string>& fused_ops,
+                                     int64_t num_args) {
+  const bool add = fused_ops.size() >= 2 && fused_ops[1] == "Add";
+  if (!add) {
+    DFLOW_ASSIGN_OR_RETURN(Activation activation, FusedActivation(fused_ops, num_args));
+    return PostOps(activation);
+  }
+  if (fused_ops.size() > 3 || fused_ops[0] != "BiasAdd") {
+    return absl::UnimplementedError(
+        absl::StrCat("Fusion is not implemented: [", absl::StrJoin(fused_ops, ","), "]"));
+  }
+  if (num_args != 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Fused op with BiasAdd and Add must have two extra arguments: bias and addend, got ",
+        num_args));
+  }
+  if (fused_ops.size() == 2) return PostOps(/*accumulate_first=*/true, Activation{});
+  std::optional<Activation> activation = ActivationNamed(fused_ops[2]);
+  if (!activation.has_value()) {
+    return absl::UnimplementedError(
+        absl::StrCat("Fusion is not implemented: [", absl::StrJoin(fused_ops, ","), "]"));
+  }
+  return PostOps(/*accumulate_first=*/true, *activation);
+}
+
 absl::StatusOr<Activation> FusedActivation(const std::vector<std::string>& fused_ops,
                                            int64_t num_args) {
   const auto unsupported = [&] {
@@ -209,7 +255,7 @@ absl::StatusOr<Activation> FusedActivation(const std::vector<std::string>& fused
 }
 
 absl::StatusOr<std::shared_ptr<const Primitive>> MakePrimitive(
-    const_dnnl_op_desc_t op_desc, dnnl_engine_t engine, const Activation& activation,
+    const_dnnl_op_desc_t op_desc, dnnl_engine_t engine, const PostOps& post_ops,
     const_dnnl_primitive_desc_t hint) {
   // Primitives size their work split by the creating thread's OpenMP team.
   UseOneOpenMPThread();
@@ -222,8 +268,8 @@ absl::StatusOr<std::shared_ptr<const Primitive>> MakePrimitive(
       DnnlStatus(dnnl_primitive_attr_set_scratchpad_mode(attr.get(), dnnl_scratchpad_mode_user),
                  "dnnl_primitive_attr_set_scratchpad_mode");
   if (!status.ok()) return status;
-  if (activation.alg != dnnl_alg_kind_undef) {
-    DFLOW_RETURN_IF_ERROR(SetActivation(activation, attr.get()));
+  if (post_ops.accumulate || post_ops.activation.alg != dnnl_alg_kind_undef) {
+    DFLOW_RETURN_IF_ERROR(SetPostOps(post_ops, attr.get()));
   }
   auto p = std::make_shared<Primitive>();
   dnnl_primitive_desc_t pd = nullptr;

@@ -102,6 +102,30 @@ struct Activation {
 // others.
 std::optional<Activation> ActivationNamed(const std::string& op);
 
+// `x` through `activation`, as the post-op computes it (for results computed without
+// a primitive: empty sums, broadcast addends).
+float Activate(const Activation& activation, float x);
+
+// What a primitive applies to its result, in this order (oneDNN's post-ops): with
+// `accumulate`, the sum of what the destination already holds (a residual connection:
+// TF's fused "Add"), then the activation.
+struct PostOps {
+  PostOps() = default;
+  PostOps(const Activation& a) : activation(a) {}  // NOLINT(runtime/explicit): act alone
+  PostOps(bool accumulate_first, const Activation& a)
+      : accumulate(accumulate_first), activation(a) {}
+
+  bool accumulate = false;
+  Activation activation;
+};
+
+// The post-ops of a _FusedConv2D whose fused_ops are ["BiasAdd"], ["BiasAdd", act],
+// ["BiasAdd", "Add"] or ["BiasAdd", "Add", act] (act: Relu, Relu6, dflow's swish), with
+// one extra argument (the bias), or two with "Add" (the bias, then the addend);
+// UNIMPLEMENTED for other fusions (TF's words), INVALID_ARGUMENT for another num_args.
+absl::StatusOr<PostOps> FusedPostOps(const std::vector<std::string>& fused_ops,
+                                     int64_t num_args);
+
 // The activation of a _FusedConv2D/_FusedMatMul whose fused_ops are ["BiasAdd"] or
 // ["BiasAdd", "Relu" | "Relu6"] with one extra argument (the bias); UNIMPLEMENTED for
 // other fusions (TF's words), INVALID_ARGUMENT for another num_args.
@@ -109,10 +133,10 @@ absl::StatusOr<Activation> FusedActivation(const std::vector<std::string>& fused
                                            int64_t num_args);
 
 // Creates the primitive for `op_desc` (a dnnl_*_desc_t) on `engine`, on the calling
-// thread with a 1-thread OpenMP team, with a user scratchpad and `activation` applied
-// to its output. Backward primitives pass their forward primitive's descriptor as `hint`.
+// thread with a 1-thread OpenMP team, with a user scratchpad and `post_ops` applied to
+// its output. Backward primitives pass their forward primitive's descriptor as `hint`.
 absl::StatusOr<std::shared_ptr<const Primitive>> MakePrimitive(
-    const_dnnl_op_desc_t op_desc, dnnl_engine_t engine, const Activation& activation = {},
+    const_dnnl_op_desc_t op_desc, dnnl_engine_t engine, const PostOps& post_ops = {},
     const_dnnl_primitive_desc_t hint = nullptr);
 
 // A reorder from `from`'s layout to `to`'s (same dims), created on the calling thread with

@@ -306,5 +306,151 @@ TEST_CASE("_FusedConv2D rejects a bias that is not per output channel", "[fused]
   CHECK(out.status().code() == absl::StatusCode::kInvalidArgument);
 }
 
+
+// A _FusedConv2D with a fused Add (graph/residual_add_fusion.h) of `addend`.
+OpTester& ConfigureAddConv(OpTester& t, const std::string& padding,
+                           const std::string& activation) {
+  AttrValue targs;
+  targs.mutable_list()->add_type(DT_FLOAT);
+  targs.mutable_list()->add_type(DT_FLOAT);
+  std::vector<std::string> ops = {"BiasAdd", "Add"};
+  if (!activation.empty()) ops.push_back(activation);
+  return t.Attr("T", DT_FLOAT)
+      .Attr("strides", std::vector<int64_t>{1, 1, 1, 1})
+      .Attr("padding", padding.c_str())
+      .Attr("num_args", 2)
+      .Attr("TArgs", targs)
+      .Attr("fused_ops", Strings(ops));
+}
+
+// Conv2D, BiasAdd, AddV2(., addend) and the activation, one kernel after another.
+Tensor UnfusedWithAddend(const Tensor& input, const Tensor& filter, const Tensor& bias,
+                         const Tensor& addend, const std::string& padding,
+                         const std::string& activation) {
+  OpTester conv("Conv2D", Registry());
+  conv.Attr("T", DT_FLOAT)
+      .Attr("strides", std::vector<int64_t>{1, 1, 1, 1})
+      .Attr("padding", padding.c_str())
+      .Input(input)
+      .Input(filter);
+  const Tensor biased = Unfused(RunOp(conv), bias, "");
+  OpTester add("AddV2", Registry());
+  add.Attr("T", DT_FLOAT).Input(biased).Input(addend);
+  const Tensor sum = RunOp(add);
+  if (activation.empty()) return sum;
+  OpTester act(activation, Registry());
+  act.Attr("T", DT_FLOAT).Input(sum);
+  return RunOp(act);
+}
+
+struct AddConvCase {
+  const char* label;
+  std::vector<int64_t> input, filter;
+  std::string padding;
+  std::vector<int64_t> addend;  // empty: the output's shape
+  double eps = 2e-5;
+};
+
+TEST_CASE("_FusedConv2D with a fused Add equals Conv2D, BiasAdd, AddV2 and the activation",
+          "[fused][conv]") {
+  const AddConvCase c = GENERATE(
+      AddConvCase{"1x1: a matrix product, row shards", {2, 14, 14, 32}, {1, 1, 32, 48}, "SAME"},
+      AddConvCase{"1x1 of one 7x7 image, 1 MiB of weights: column blocks", {1, 7, 7, 1024},
+                  {1, 1, 1024, 256}, "VALID"},
+      AddConvCase{"3x3 on a batch: shards", {20, 14, 14, 6}, {3, 3, 6, 16}, "VALID"},
+      // The unfused Conv2D runs this one as Winograd: rounding differs by ~1e-4.
+      AddConvCase{"3x3 of one image, 64 channels: row bands, not Winograd", {1, 28, 28, 64},
+                  {3, 3, 64, 64}, "SAME", {}, 3e-4},
+      AddConvCase{"5x5, 6 output channels: folded columns", {4, 28, 28, 1}, {5, 5, 1, 6},
+                  "SAME"},
+      AddConvCase{"a per-channel addend, broadcast", {2, 9, 9, 8}, {3, 3, 8, 12}, "SAME", {12}},
+      AddConvCase{"an addend of more images: the output broadcast", {1, 1, 1, 8},
+                  {1, 1, 8, 5}, "VALID", {3, 4, 4, 5}});
+  const std::string activation =
+      GENERATE(std::string(), std::string("Relu"), std::string("Relu6"));
+  INFO(c.label << " " << activation);
+  int64_t count = 1;
+  for (int64_t d : c.input) count *= d;
+  std::vector<float> x = RandomValues(count, 17);
+  for (float& v : x) v *= 2.0f;
+  const Tensor input = Filled<float>(c.input, x);
+  const Tensor filter = Random(c.filter, 18);
+  const Tensor bias = Random({c.filter[3]}, 19);
+  std::vector<int64_t> addend_shape = c.addend;
+  if (addend_shape.empty()) {
+    OpTester conv("Conv2D", Registry());
+    conv.Attr("T", DT_FLOAT)
+        .Attr("strides", std::vector<int64_t>{1, 1, 1, 1})
+        .Attr("padding", c.padding.c_str())
+        .Input(input)
+        .Input(filter);
+    addend_shape = testing::DimsOf(RunOp(conv));
+  }
+  const Tensor addend = Random(addend_shape, 20);
+  const Tensor want = UnfusedWithAddend(input, filter, bias, addend, c.padding, activation);
+  OpTester fused("_FusedConv2D", Registry());
+  ConfigureAddConv(fused, c.padding, activation)
+      .Input(input)
+      .Input(filter)
+      .Input(bias)
+      .Input(addend);
+  const Tensor got = RunOp(fused);
+  CHECK(testing::DimsOf(got) == testing::DimsOf(want));
+  CheckNear(Values<float>(got), Values<float>(want), c.eps);
+}
+
+TEST_CASE("_FusedConv2D's fused Add: errors", "[fused][conv]") {
+  SECTION("an addend that does not broadcast: TF's words") {
+    OpTester t("_FusedConv2D", Registry());
+    ConfigureAddConv(t, "VALID", "Relu")
+        .Input(Random({1, 4, 4, 2}, 1))
+        .Input(Random({3, 3, 2, 5}, 2))
+        .Input(Random({5}, 3))
+        .Input(Random({1, 3, 3, 5}, 4));
+    absl::StatusOr<Tensor> out = t.RunOne();
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.status().code() == absl::StatusCode::kInvalidArgument);
+    CHECK_THAT(std::string(out.status().message()),
+               Catch::Contains("Incompatible shapes: [1,2,2,5] vs. [1,3,3,5]"));
+  }
+  SECTION("Add without its addend argument") {
+    OpTester t("_FusedConv2D", Registry());
+    AttrValue targs;
+    targs.mutable_list()->add_type(DT_FLOAT);
+    t.Attr("T", DT_FLOAT)
+        .Attr("strides", std::vector<int64_t>{1, 1, 1, 1})
+        .Attr("padding", "VALID")
+        .Attr("num_args", 1)
+        .Attr("TArgs", targs)
+        .Attr("fused_ops", Strings({"BiasAdd", "Add"}))
+        .Input(Random({1, 4, 4, 2}, 1))
+        .Input(Random({3, 3, 2, 5}, 2))
+        .Input(Random({5}, 3));
+    absl::StatusOr<Tensor> out = t.RunOne();
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.status().code() == absl::StatusCode::kInvalidArgument);
+    CHECK_THAT(std::string(out.status().message()), Catch::Contains("bias and addend"));
+  }
+  SECTION("an activation before the Add is not a fusion TF has") {
+    OpTester t("_FusedConv2D", Registry());
+    AttrValue targs;
+    targs.mutable_list()->add_type(DT_FLOAT);
+    targs.mutable_list()->add_type(DT_FLOAT);
+    t.Attr("T", DT_FLOAT)
+        .Attr("strides", std::vector<int64_t>{1, 1, 1, 1})
+        .Attr("padding", "VALID")
+        .Attr("num_args", 2)
+        .Attr("TArgs", targs)
+        .Attr("fused_ops", Strings({"BiasAdd", "Relu", "Add"}))
+        .Input(Random({1, 4, 4, 2}, 1))
+        .Input(Random({3, 3, 2, 5}, 2))
+        .Input(Random({5}, 3))
+        .Input(Random({1, 2, 2, 5}, 4));
+    absl::StatusOr<Tensor> out = t.RunOne();
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.status().code() == absl::StatusCode::kUnimplemented);
+  }
+}
+
 }  // namespace
 }  // namespace dflow
