@@ -159,7 +159,11 @@ void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
   state->block = (total + shards - 1) / shards;
   state->num_blocks = (total + state->block - 1) / state->block;
   state->fn = fn;
-  for (int64_t i = 1; i < state->num_blocks; ++i) Schedule([state] { state->Drain(); });
+  // One helper per other thread (each drains blocks until none are left), not one per
+  // block: the rest would only be queued, locked and dropped.
+  const int64_t helpers = std::min<int64_t>(state->num_blocks - 1,
+                                            NumThreads() - (IsPoolThread() ? 1 : 0));
+  for (int64_t i = 0; i < helpers; ++i) Schedule([state] { state->Drain(); });
   state->Drain();
   // Every block is claimed; the ones still running are on threads that took them, so
   // they end within a block's time. Spin for them first: sleeping on the condition
