@@ -36,8 +36,9 @@ constexpr char kBenchHelp[] =
     "         [--runs=50] [--warmup=5] [--threads=N] [--batch=1] [--shape=NAME=d0,d1,...]...\n"
     "         [--feed=NAME=VALUE]... [--fetch=NAME]... [--target=NAME]...\n"
     "         [--config=TEXTPROTO] [--run_options=TEXTPROTO] [--output=text|json]\n"
-    "         [--profile[=N]]\n"
+    "         [--profile[=N]] [--init=OP]...\n"
     "Runs the graph repeatedly and prints latency min/median/p90/max/mean and throughput.\n"
+    "--init runs each OP once first (a training graph's variable initializer).\n"
     "--profile then traces --runs more runs and prints the time per op type and the N\n"
     "slowest nodes (default 15).\n"
     "Placeholders not fed get synthetic data of their shape (floats uniform in [0,1),\n"
@@ -225,6 +226,19 @@ absl::StatusOr<Workload> LoadModelWorkload(const CliArgs& flags, const BenchOpti
     workload.inputs.back().name = key;  // report signature keys, as `run` does
   }
   return workload;
+}
+
+// Runs each --init op once, untimed, before the warm-up runs (as `dflow train --init`).
+absl::Status RunInitOps(Workload& workload, const std::vector<std::string>& ops) {
+  for (const std::string& op : ops) {
+    std::vector<Tensor> outputs;
+    absl::Status status =
+        workload.session->Run(workload.run_options, {}, {}, {op}, &outputs, nullptr);
+    if (!status.ok()) {
+      return absl::Status(status.code(), absl::StrCat("--init=", op, ": ", status.message()));
+    }
+  }
+  return absl::OkStatus();
 }
 
 struct Measurement {
@@ -440,7 +454,7 @@ absl::Status RunBenchCommand(const std::vector<std::string>& args, std::ostream&
   }
   std::vector<std::string> known = {"graph", "output", "config", "run_options", "feed",
                                     "fetch", "target", "runs",   "warmup",      "threads",
-                                    "batch", "shape",  "profile"};
+                                    "batch", "shape",  "profile", "init"};
   known.insert(known.end(), std::begin(kModelRunFlags), std::end(kModelRunFlags));
   DFLOW_ASSIGN_OR_RETURN(CliArgs flags, CliArgs::Parse(args, known));
   DFLOW_ASSIGN_OR_RETURN(BenchOptions options, ParseOptions(flags));
@@ -453,6 +467,7 @@ absl::Status RunBenchCommand(const std::vector<std::string>& args, std::ostream&
     DFLOW_ASSIGN_OR_RETURN(workload, LoadGraphWorkload(flags, options));
     model = flags.Get("graph");
   }
+  DFLOW_RETURN_IF_ERROR(RunInitOps(workload, flags.GetAll("init")));
   DFLOW_ASSIGN_OR_RETURN(Measurement measurement, Measure(workload, options, progress));
   if (options.profile_top == 0) {
     out << (options.json ? BenchJson(model, workload, options, measurement)

@@ -140,6 +140,56 @@ void MaxPoolGradImage(const PoolGradGeometry& g, const ImageStrides& in_s,
   }
 }
 
+// Whether every input element lies in at most one window and every window is whole:
+// stride equal to the window, no padding (LeNet's and VGG's 2x2 pools).
+bool DisjointWholeWindows(const PoolGradGeometry& g) {
+  return g.rows.stride == g.rows.size && g.cols.stride == g.cols.size && g.rows.pad_before == 0 &&
+         g.cols.pad_before == 0;
+}
+
+// MaxPoolGradImage for disjoint whole windows over NHWC: each window's elements are
+// written once (zeros, then the gradient at each channel's first maximum) while they are
+// in cache, instead of zeroing the whole image first and adding into it afterwards;
+// only the rows and columns no window covers are zeroed apart.
+template <typename T>
+void MaxPoolGradDisjointNhwc(const PoolGradGeometry& g, const T* in, const T* grad, T* out,
+                             T* best_value, int64_t* best_index) {
+  const int64_t depth = g.depth;
+  const int64_t row = g.cols.input * depth;
+  const int64_t covered_cols = g.cols.output * g.cols.size;
+  const int64_t window_row = g.cols.size * depth;  // one window's elements in one input row
+  for (int64_t oy = 0; oy < g.rows.output; ++oy) {
+    const int64_t y0 = oy * g.rows.size;
+    for (int64_t ox = 0; ox < g.cols.output; ++ox) {
+      const int64_t first = y0 * row + ox * window_row;
+      for (int64_t c = 0; c < depth; ++c) {
+        best_index[c] = first + c;
+        best_value[c] = in[first + c];
+      }
+      for (int64_t y = 0; y < g.rows.size; ++y) {
+        const int64_t start = first + y * row;
+        for (int64_t x = (y == 0 ? 1 : 0); x < g.cols.size; ++x) {
+          const int64_t base = start + x * depth;
+          for (int64_t c = 0; c < depth; ++c) {
+            const T v = in[base + c];
+            const bool greater = best_value[c] < v;  // NaN: never greater, never beaten
+            best_value[c] = greater ? v : best_value[c];
+            best_index[c] = greater ? base + c : best_index[c];
+          }
+        }
+        std::fill_n(out + start, window_row, T(0));
+      }
+      const T* window_grad = grad + (oy * g.cols.output + ox) * depth;
+      for (int64_t c = 0; c < depth; ++c) out[best_index[c]] = window_grad[c];
+    }
+    for (int64_t y = y0; y < y0 + g.rows.size; ++y) {
+      std::fill(out + y * row + covered_cols * depth, out + (y + 1) * row, T(0));
+    }
+  }
+  const int64_t covered_rows = g.rows.output * g.rows.size;
+  std::fill(out + covered_rows * row, out + g.rows.input * row, T(0));
+}
+
 template <typename T>
 class MaxPoolGradOp : public OpKernel {
  public:
@@ -173,18 +223,28 @@ class MaxPoolGradOp : public OpKernel {
     const Tensor& in = ctx->input(0);
     OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, in.shape()));
     T* out_data = out->data<T>();
-    std::fill_n(out_data, out->NumElements(), T(0));
     const ImageStrides in_s = StridesOf(layout_, g.rows.input, g.cols.input, g.depth);
     const ImageStrides grad_s = StridesOf(layout_, g.rows.output, g.cols.output, g.depth);
     const T* in_data = in.data<T>();
     const T* grad_data = ctx->input(2).data<T>();
     const int64_t cost = g.depth * g.rows.output * g.cols.output * g.rows.size * g.cols.size + 1;
+    const bool disjoint = !layout_.nchw && DisjointWholeWindows(g);
+    // Each shard zeroes (or writes once) its own images: in its cache, on its thread.
     ParallelForElements(ctx, g.batch, cost, [&](int64_t begin, int64_t end) {
       std::vector<T> best_value(g.depth);
       std::vector<int64_t> best_index(g.depth);
       for (int64_t b = begin; b < end; ++b) {
-        MaxPoolGradImage(g, in_s, grad_s, in_data + b * in_s.image, grad_data + b * grad_s.image,
-                         out_data + b * in_s.image, best_value.data(), best_index.data());
+        const T* image = in_data + b * in_s.image;
+        const T* image_grad = grad_data + b * grad_s.image;
+        T* image_out = out_data + b * in_s.image;
+        if (disjoint) {
+          MaxPoolGradDisjointNhwc(g, image, image_grad, image_out, best_value.data(),
+                                  best_index.data());
+          continue;
+        }
+        std::fill_n(image_out, in_s.image, T(0));
+        MaxPoolGradImage(g, in_s, grad_s, image, image_grad, image_out, best_value.data(),
+                         best_index.data());
       }
     });
   }

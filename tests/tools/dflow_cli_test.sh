@@ -382,6 +382,18 @@ grep -q "^INVALID_ARGUMENT: input x has an unknown dimension 1: give its shape w
 "$DFLOW" bench --graph="$TMP/unknown_dims.pbtxt" --feed='x=[[1,-2]]' --runs=2 --output=json >"$TMP/out" 2>"$TMP/err" || fail "bench fed: $(cat "$TMP/err")"
 grep -q '"inputs": \[{"name": "x", "dtype": "float32", "shape": \[1, 2\], "source": "feed"}\], "fetches": \["y:0"\]' "$TMP/out" || fail "bench fed JSON: $(cat "$TMP/out")"
 "$DFLOW" bench --help | grep -q "^usage: dflow bench" || fail "bench --help"
+# bench --init: a training graph's initializer runs once before the timed runs.
+cat > "$TMP/var_init.pbtxt" <<'PB'
+node { name: "v" op: "VarHandleOp" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { } } } attr { key: "shared_name" value { s: "v" } } }
+node { name: "three" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 3 } } } }
+node { name: "init" op: "AssignVariableOp" input: "v" input: "three" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "read" op: "ReadVariableOp" input: "v" attr { key: "dtype" value { type: DT_FLOAT } } }
+PB
+"$DFLOW" bench --graph="$TMP/var_init.pbtxt" --init=init --fetch=read --runs=2 --output=json >"$TMP/out" 2>"$TMP/err" || fail "bench --init: $(cat "$TMP/err")"
+grep -q '"fetches": \["read:0"\]' "$TMP/out" || fail "bench --init JSON: $(cat "$TMP/out")"
+"$DFLOW" bench --graph="$TMP/var_init.pbtxt" --fetch=read --runs=2 2>"$TMP/err"; [ $? -eq 1 ] || fail "bench without --init exit"
+"$DFLOW" bench --graph="$TMP/var_init.pbtxt" --init=nosuch --fetch=read --runs=2 2>"$TMP/err"; [ $? -eq 1 ] || fail "bench --init=nosuch exit"
+grep -q "^[A-Z_]*: --init=nosuch: " "$TMP/err" || fail "bench --init=nosuch: $(cat "$TMP/err")"
 # bench on a SavedModel signature: unfed inputs synthesized, named by key.
 "$DFLOW" bench --saved_model="$CORPUS/saved_model/tf_half_plus_two" --runs=3 --batch=5 --output=json >"$TMP/out" 2>"$TMP/err" || fail "bench saved_model: $(cat "$TMP/err")"
 grep -q '"inputs": \[{"name": "x", "dtype": "float32", "shape": \[5, 1\], "source": "synthetic"}\]' "$TMP/out" || fail "bench saved_model JSON: $(cat "$TMP/out")"
