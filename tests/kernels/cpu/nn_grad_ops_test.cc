@@ -225,6 +225,31 @@ TEST_CASE("BiasAddGrad sums all but the channel dim, NHWC and NCHW", "[kernels][
   CHECK_THAT(ErrorOf(vector), Contains("Input tensor must be at least 2D: [3]"));
 }
 
+TEST_CASE("BiasAddGrad over many NHWC rows: chunks, row groups and their tails",
+          "[kernels][nn_grad]") {
+  // Channel counts whose row groups differ (6: 4 rows of 24 lanes; 16: one row; 5: 8
+  // rows; 300: rows as they are), rows spanning several chunks with a ragged last one
+  // and a tail shorter than a group; integer values, so any order gives exact sums.
+  for (int64_t channels : {6, 16, 5, 300}) {
+    for (int64_t rows : {int64_t{1}, int64_t{7}, int64_t{2048 * 3 + 13}}) {
+      INFO(rows << " rows of " << channels);
+      std::vector<float> g(rows * channels);
+      std::vector<double> want(channels, 0.0);
+      for (int64_t i = 0; i < rows * channels; ++i) {
+        g[i] = static_cast<float>((i * 7919) % 23) - 11.0f;
+        want[i % channels] += g[i];
+      }
+      auto got = OpTester("BiasAddGrad", Registry())
+                     .Attr("T", DT_FLOAT)
+                     .Input(Filled<float>({rows, channels}, g))
+                     .RunOne();
+      REQUIRE(got.ok());
+      const std::vector<float> sums = Values<float>(*got);
+      for (int64_t c = 0; c < channels; ++c) CHECK(sums[c] == static_cast<float>(want[c]));
+    }
+  }
+}
+
 template <typename T>
 absl::StatusOr<std::vector<Tensor>> GradientArgs(const std::vector<T>& s0,
                                                  const std::vector<T>& s1) {
