@@ -13,6 +13,7 @@
 // ksize/strides are 4-vectors in data_format order (V2: int32 inputs); SAME, VALID or
 // EXPLICIT padding, explicit pads smaller than the window. Errors use TF's words.
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -144,49 +145,58 @@ void MaxPoolGradImage(const PoolGradGeometry& g, const ImageStrides& in_s,
 // stride equal to the window, no padding (LeNet's and VGG's 2x2 pools).
 bool DisjointWholeWindows(const PoolGradGeometry& g) {
   return g.rows.stride == g.rows.size && g.cols.stride == g.cols.size && g.rows.pad_before == 0 &&
-         g.cols.pad_before == 0;
+         g.cols.pad_before == 0 && g.rows.output > 0 && g.cols.output > 0 &&
+         g.rows.size * g.cols.size < (int64_t{1} << 31);
 }
 
-// MaxPoolGradImage for disjoint whole windows over NHWC: each window's elements are
-// written once (zeros, then the gradient at each channel's first maximum) while they are
-// in cache, instead of zeroing the whole image first and adding into it afterwards;
-// only the rows and columns no window covers are zeroed apart.
+// MaxPoolGradImage for disjoint whole windows over NHWC. Per output row, the scan runs
+// over whole input rows: for every position p of the row's first window row and each
+// window element k in scan order, v = in[p + offset(k)] replaces the running best of p
+// when best < v (TF's rule, NaN included), and p remembers k. The loop over p is
+// contiguous, so it vectorises whatever the channel count (LeNet's 6 channels ran as
+// scalars when scanned window by window); positions that start no window are computed
+// and ignored. Then each window's elements are written once: the gradient at the
+// remembered element, zeros elsewhere; rows and columns no window covers are zeroed.
+// `best` and `code` are scratch of one input row each; `offsets[k]` is window element
+// k's offset from the window's first element.
 template <typename T>
-void MaxPoolGradDisjointNhwc(const PoolGradGeometry& g, const T* in, const T* grad, T* out,
-                             T* best_value, int64_t* best_index) {
+void MaxPoolGradDisjointNhwc(const PoolGradGeometry& g, const int64_t* offsets, const T* in,
+                             const T* grad, T* out, T* best, int32_t* code) {
   const int64_t depth = g.depth;
   const int64_t row = g.cols.input * depth;
-  const int64_t covered_cols = g.cols.output * g.cols.size;
-  const int64_t window_row = g.cols.size * depth;  // one window's elements in one input row
+  const int64_t kh = g.rows.size, kw = g.cols.size;
+  const int64_t window_row = kw * depth;  // one window's elements in one input row
+  const int64_t covered_cols = g.cols.output * kw;
+  // Positions p of the first window row that start a window, or lie between two that do.
+  const int64_t span = ((g.cols.output - 1) * kw + 1) * depth;
   for (int64_t oy = 0; oy < g.rows.output; ++oy) {
-    const int64_t y0 = oy * g.rows.size;
-    for (int64_t ox = 0; ox < g.cols.output; ++ox) {
-      const int64_t first = y0 * row + ox * window_row;
-      for (int64_t c = 0; c < depth; ++c) {
-        best_index[c] = first + c;
-        best_value[c] = in[first + c];
+    const T* top = in + oy * kh * row;
+    std::copy(top, top + span, best);
+    std::fill_n(code, span, 0);
+    for (int64_t k = 1; k < kh * kw; ++k) {
+      const T* candidate = top + offsets[k];
+      const int32_t index = static_cast<int32_t>(k);
+      for (int64_t p = 0; p < span; ++p) {
+        const T v = candidate[p];
+        const bool greater = best[p] < v;  // NaN: never greater, never beaten
+        best[p] = greater ? v : best[p];
+        code[p] = greater ? index : code[p];
       }
-      for (int64_t y = 0; y < g.rows.size; ++y) {
-        const int64_t start = first + y * row;
-        for (int64_t x = (y == 0 ? 1 : 0); x < g.cols.size; ++x) {
-          const int64_t base = start + x * depth;
-          for (int64_t c = 0; c < depth; ++c) {
-            const T v = in[base + c];
-            const bool greater = best_value[c] < v;  // NaN: never greater, never beaten
-            best_value[c] = greater ? v : best_value[c];
-            best_index[c] = greater ? base + c : best_index[c];
-          }
-        }
-        std::fill_n(out + start, window_row, T(0));
-      }
-      const T* window_grad = grad + (oy * g.cols.output + ox) * depth;
-      for (int64_t c = 0; c < depth; ++c) out[best_index[c]] = window_grad[c];
     }
-    for (int64_t y = y0; y < y0 + g.rows.size; ++y) {
-      std::fill(out + y * row + covered_cols * depth, out + (y + 1) * row, T(0));
+    T* out_top = out + oy * kh * row;
+    for (int64_t y = 0; y < kh; ++y) std::fill_n(out_top + y * row, covered_cols * depth, T(0));
+    const T* row_grad = grad + oy * g.cols.output * depth;
+    for (int64_t ox = 0; ox < g.cols.output; ++ox) {
+      const int64_t first = ox * window_row;
+      for (int64_t c = 0; c < depth; ++c) {
+        out_top[first + offsets[code[first + c]] + c] = row_grad[ox * depth + c];
+      }
+    }
+    for (int64_t y = 0; y < kh; ++y) {
+      std::fill(out_top + y * row + covered_cols * depth, out_top + (y + 1) * row, T(0));
     }
   }
-  const int64_t covered_rows = g.rows.output * g.rows.size;
+  const int64_t covered_rows = g.rows.output * kh;
   std::fill(out + covered_rows * row, out + g.rows.input * row, T(0));
 }
 
@@ -229,17 +239,22 @@ class MaxPoolGradOp : public OpKernel {
     const T* grad_data = ctx->input(2).data<T>();
     const int64_t cost = g.depth * g.rows.output * g.cols.output * g.rows.size * g.cols.size + 1;
     const bool disjoint = !layout_.nchw && DisjointWholeWindows(g);
+    std::vector<int64_t> offsets;  // of each window element from the first (disjoint)
+    for (int64_t k = 0; disjoint && k < g.rows.size * g.cols.size; ++k) {
+      offsets.push_back((k / g.cols.size) * in_s.row + (k % g.cols.size) * in_s.col);
+    }
     // Each shard zeroes (or writes once) its own images: in its cache, on its thread.
     ParallelForElements(ctx, g.batch, cost, [&](int64_t begin, int64_t end) {
-      std::vector<T> best_value(g.depth);
+      std::vector<T> best_value(disjoint ? g.cols.input * g.depth : g.depth);
       std::vector<int64_t> best_index(g.depth);
+      std::vector<int32_t> code(disjoint ? g.cols.input * g.depth : 0);
       for (int64_t b = begin; b < end; ++b) {
         const T* image = in_data + b * in_s.image;
         const T* image_grad = grad_data + b * grad_s.image;
         T* image_out = out_data + b * in_s.image;
         if (disjoint) {
-          MaxPoolGradDisjointNhwc(g, image, image_grad, image_out, best_value.data(),
-                                  best_index.data());
+          MaxPoolGradDisjointNhwc(g, offsets.data(), image, image_grad, image_out,
+                                  best_value.data(), code.data());
           continue;
         }
         std::fill_n(image_out, in_s.image, T(0));
