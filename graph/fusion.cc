@@ -8,6 +8,7 @@
 #include "graph/batch_norm_folding.h"
 #include "graph/constant_inputs.h"
 #include "graph/device_name.h"
+#include "graph/gradient_update_fusion.h"
 #include "graph/graph_pass_registry.h"
 #include "graph/node_def_util.h"
 #include "graph/residual_add_fusion.h"
@@ -385,6 +386,8 @@ absl::Status FuseCpuOps(Graph* graph) {
     std::optional<Chain> chain = MatchChain(node);
     if (chain.has_value()) DFLOW_RETURN_IF_ERROR(Rewrite(graph, *chain));
   }
+  // Weight-gradient MatMuls into their gradient-descent updates.
+  DFLOW_RETURN_IF_ERROR(FuseGradientUpdates(graph));
   // Residual Adds into the fused convolutions before them (graph/residual_add_fusion.h).
   DFLOW_RETURN_IF_ERROR(FuseResidualAdds(graph));
   // Per-channel Mul -> Add [-> activation] chains that no convolution took.

@@ -29,6 +29,8 @@
 //       => _FusedMatMul(a, b, bias) with the same fused_ops.
 //   _FusedConv2D ["BiasAdd"] (NHWC) -> Add | AddV2 [-> Relu | Relu6]
 //       => _FusedConv2D ["BiasAdd", "Add"(, act)] (graph/residual_add_fusion.h).
+//   MatMul -> ResourceApplyGradientDescent (its delta)
+//       => _DflowResourceApplyGradientDescentMatMul (graph/gradient_update_fusion.h).
 //   _FusedConv2D (NHWC) -> MaxPool (NHWC, SAME or VALID)
 //       => _DflowFusedConv2DMaxPool(input, filter, bias) with pool_ksize, pool_strides
 //          and pool_padding (dflow's own op: each slice of the batch is pooled while its

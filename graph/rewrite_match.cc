@@ -1,5 +1,7 @@
 #include "graph/rewrite_match.h"
 
+#include <algorithm>
+
 #include "graph/device_name.h"
 #include "graph/node_def_util.h"
 
@@ -41,10 +43,14 @@ Node* SoleActivationConsumer(const Node& node) {
 absl::StatusOr<Node*> ReplaceChain(Graph* graph, const std::vector<Node*>& replaced,
                                    const Node* last, NodeDef def,
                                    const std::vector<OutputPort>& inputs) {
+  // Control edges between the replaced nodes themselves disappear with them.
+  const auto is_replaced = [&](const Node* n) {
+    return std::find(replaced.begin(), replaced.end(), n) != replaced.end();
+  };
   std::vector<Node*> control_inputs;
   for (Node* node : replaced) {
     for (const Edge* e : node->in_edges()) {
-      if (e->IsControlEdge()) control_inputs.push_back(e->src);
+      if (e->IsControlEdge() && !is_replaced(e->src)) control_inputs.push_back(e->src);
     }
   }
   std::vector<OutputPort> readers;  // {reader, its input slot}

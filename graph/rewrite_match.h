@@ -42,8 +42,8 @@ struct OutputPort {
 // Replaces the nodes of a matched chain by one node made from `def`, assigned to the
 // device of `last` (the chain's last node, whose readers and control successors the new
 // node takes over); the new node reads `inputs` in order, and the control inputs of
-// every replaced node move to it. `replaced` holds every node of the chain, `last`
-// included.
+// every replaced node move to it (but for those from another replaced node). `replaced`
+// holds every node of the chain, `last` included.
 absl::StatusOr<Node*> ReplaceChain(Graph* graph, const std::vector<Node*>& replaced,
                                    const Node* last, NodeDef def,
                                    const std::vector<OutputPort>& inputs);

@@ -47,10 +47,17 @@ void UseOneOpenBlasThread() {
   if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
 }
 
+// An empty product (k == 0): C = beta * C.
 template <typename T>
-void ZeroOutput(const GemmArgs<T>& args) {
+void ScaleOutput(const GemmArgs<T>& args) {
+  if (args.beta == T(1)) return;
   for (int64_t i = 0; i < args.m; ++i) {
-    std::memset(args.c + i * args.ldc, 0, static_cast<size_t>(args.n) * sizeof(T));
+    T* row = args.c + i * args.ldc;
+    if (args.beta == T(0)) {
+      std::memset(row, 0, static_cast<size_t>(args.n) * sizeof(T));
+      continue;
+    }
+    for (int64_t j = 0; j < args.n; ++j) row[j] *= args.beta;
   }
 }
 
@@ -78,13 +85,13 @@ GemmArgs<T> Shard(const GemmArgs<T>& args, const GemmPartition& part, int64_t s)
 absl::Status Gemm(const GemmArgs<float>& args) {
   if (args.m == 0 || args.n == 0) return absl::OkStatus();
   if (args.k == 0) {
-    ZeroOutput(args);
+    ScaleOutput(args);
     return absl::OkStatus();
   }
   UseOneOpenMPThread();
   const dnnl_status_t status =
       dnnl_sgemm(args.trans_a ? 'T' : 'N', args.trans_b ? 'T' : 'N', args.m, args.n, args.k,
-                 1.0f, args.a, args.lda, args.b, args.ldb, 0.0f, args.c, args.ldc);
+                 args.alpha, args.a, args.lda, args.b, args.ldb, args.beta, args.c, args.ldc);
   if (status != dnnl_success) {
     return absl::InternalError(absl::StrCat("dnnl_sgemm failed with status ",
                                             static_cast<int>(status), " for m=", args.m,
@@ -96,7 +103,7 @@ absl::Status Gemm(const GemmArgs<float>& args) {
 absl::Status Gemm(const GemmArgs<double>& args) {
   if (args.m == 0 || args.n == 0) return absl::OkStatus();
   if (args.k == 0) {
-    ZeroOutput(args);
+    ScaleOutput(args);
     return absl::OkStatus();
   }
   for (int64_t v : {args.m, args.n, args.k, args.lda, args.ldb, args.ldc}) {
@@ -108,8 +115,8 @@ absl::Status Gemm(const GemmArgs<double>& args) {
   UseOneOpenBlasThread();
   cblas_dgemm(CblasRowMajor, args.trans_a ? CblasTrans : CblasNoTrans,
               args.trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(args.m),
-              static_cast<int>(args.n), static_cast<int>(args.k), 1.0, args.a,
-              static_cast<int>(args.lda), args.b, static_cast<int>(args.ldb), 0.0, args.c,
+              static_cast<int>(args.n), static_cast<int>(args.k), args.alpha, args.a,
+              static_cast<int>(args.lda), args.b, static_cast<int>(args.ldb), args.beta, args.c,
               static_cast<int>(args.ldc));
   return absl::OkStatus();
 }

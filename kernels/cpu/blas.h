@@ -29,8 +29,8 @@ namespace blas {
 
 // C[m,n] = op(A)[m,k] * op(B)[k,n], all row-major, op(X) = X^T when trans_x.
 // A is [m,k] (or [k,m] when trans_a) with row stride lda; B is [k,n] (or [n,k]) with
-// row stride ldb; C is [m,n] with row stride ldc. C is overwritten (beta = 0); k == 0
-// writes zeros.
+// row stride ldb; C is [m,n] with row stride ldc. C = alpha * op(A) op(B) + beta * C, by
+// default overwritten (alpha 1, beta 0); k == 0 scales C by beta (zeros by default).
 template <typename T>
 struct GemmArgs {
   bool trans_a = false;
@@ -44,6 +44,10 @@ struct GemmArgs {
   int64_t ldb = 0;
   T* c = nullptr;
   int64_t ldc = 0;
+  // C = alpha * op(A) op(B) + beta * C (beta 0: C is only written; a fused gradient
+  // update writes W -= lr * X^T dY as alpha -lr, beta 1).
+  T alpha = T(1);
+  T beta = T(0);
 };
 
 // Runs the whole product on the calling thread. INTERNAL when the library rejects the

@@ -142,11 +142,14 @@ void MaxPoolGradImage(const PoolGradGeometry& g, const ImageStrides& in_s,
 }
 
 // Whether every input element lies in at most one window and every window is whole:
-// stride equal to the window, no padding (LeNet's and VGG's 2x2 pools).
+// stride equal to the window, no window reaching into padding on either side (LeNet's
+// and VGG's 2x2 pools; SAME on an odd size pads after, so it is not).
 bool DisjointWholeWindows(const PoolGradGeometry& g) {
-  return g.rows.stride == g.rows.size && g.cols.stride == g.cols.size && g.rows.pad_before == 0 &&
-         g.cols.pad_before == 0 && g.rows.output > 0 && g.cols.output > 0 &&
-         g.rows.size * g.cols.size < (int64_t{1} << 31);
+  const auto whole = [](const WindowDim& d) {
+    return d.stride == d.size && d.pad_before == 0 && d.output > 0 &&
+           d.output * d.size <= d.input;  // no window reaches into padding after
+  };
+  return whole(g.rows) && whole(g.cols) && g.rows.size * g.cols.size < (int64_t{1} << 31);
 }
 
 // MaxPoolGradImage for disjoint whole windows over NHWC. Per output row, the scan runs

@@ -11,6 +11,7 @@ absl::Status RegisterIoKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterResourceVariableKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterParseExampleKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterApplyKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterApplyMatMulKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSparseApplyKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterScatterKernels(registry));
   return absl::OkStatus();

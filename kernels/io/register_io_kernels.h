@@ -17,6 +17,7 @@ absl::Status RegisterVariableKernels(KernelRegistry* registry);    // variable_o
 absl::Status RegisterResourceVariableKernels(KernelRegistry* registry);  // resource_variable_ops.cc
 absl::Status RegisterParseExampleKernels(KernelRegistry* registry);  // parse_example_op.cc
 absl::Status RegisterApplyKernels(KernelRegistry* registry);  // apply_ops.cc
+absl::Status RegisterApplyMatMulKernels(KernelRegistry* registry);  // apply_matmul_op.cc
 absl::Status RegisterSparseApplyKernels(KernelRegistry* registry);  // sparse_apply_ops.cc
 absl::Status RegisterScatterKernels(KernelRegistry* registry);  // scatter_ops.cc
 
