@@ -10,6 +10,7 @@
 #include "graph/device_name.h"
 #include "graph/gradient_update_fusion.h"
 #include "graph/graph_pass_registry.h"
+#include "graph/max_pool_grad_relu_fusion.h"
 #include "graph/node_def_util.h"
 #include "graph/residual_add_fusion.h"
 #include "graph/rewrite_match.h"
@@ -386,8 +387,10 @@ absl::Status FuseCpuOps(Graph* graph) {
     std::optional<Chain> chain = MatchChain(node);
     if (chain.has_value()) DFLOW_RETURN_IF_ERROR(Rewrite(graph, *chain));
   }
-  // Weight-gradient MatMuls into their gradient-descent updates.
+  // Weight-gradient MatMuls into their gradient-descent updates; ReluGrads into the
+  // MaxPoolGrads before them.
   DFLOW_RETURN_IF_ERROR(FuseGradientUpdates(graph));
+  DFLOW_RETURN_IF_ERROR(FuseMaxPoolGradRelu(graph));
   // Residual Adds into the fused convolutions before them (graph/residual_add_fusion.h).
   DFLOW_RETURN_IF_ERROR(FuseResidualAdds(graph));
   // Per-channel Mul -> Add [-> activation] chains that no convolution took.

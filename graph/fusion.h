@@ -31,6 +31,8 @@
 //       => _FusedConv2D ["BiasAdd", "Add"(, act)] (graph/residual_add_fusion.h).
 //   MatMul -> ResourceApplyGradientDescent (its delta)
 //       => _DflowResourceApplyGradientDescentMatMul (graph/gradient_update_fusion.h).
+//   MaxPoolGrad(x, ...) -> ReluGrad(., x)
+//       => _DflowMaxPoolGradRelu (graph/max_pool_grad_relu_fusion.h).
 //   _FusedConv2D (NHWC) -> MaxPool (NHWC, SAME or VALID)
 //       => _DflowFusedConv2DMaxPool(input, filter, bias) with pool_ksize, pool_strides
 //          and pool_padding (dflow's own op: each slice of the batch is pooled while its

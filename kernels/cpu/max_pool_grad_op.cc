@@ -1,9 +1,11 @@
-// MaxPoolGrad and MaxPoolGradV2 (float, double) as TF's CPU kernel computes them: each
-// pooling window's incoming gradient goes to the window's maximum in orig_input, found
-// again here (orig_output is only checked for its shape, as TF does); a tie goes to the
-// first maximum in scan order (row by row, left to right), and a NaN wins only where it
-// comes first (TF keeps the first element unless a later one compares greater). Windows
-// that overlap add their gradients into the same element in output order, TF's order.
+// MaxPoolGrad and MaxPoolGradV2 (float, double) as TF's CPU kernel computes them, and
+// _DflowMaxPoolGradRelu (graph/max_pool_grad_relu_fusion.h), the same with ReluGrad's
+// rule applied as the gradient is written: each pooling window's incoming gradient goes
+// to the window's maximum in orig_input, found again here (orig_output is only checked
+// for its shape, as TF does); a tie goes to the first maximum in scan order (row by row,
+// left to right), and a NaN wins only where it comes first (TF keeps the first element
+// unless a later one compares greater). Windows that overlap add their gradients into
+// the same element in output order, TF's order.
 //
 // Not a oneDNN primitive: oneDNN's max-pool backward takes its argmax from a forward
 // workspace, so it would need a forward pass anyway and TF's tie and NaN rules are
@@ -161,10 +163,11 @@ bool DisjointWholeWindows(const PoolGradGeometry& g) {
 // and ignored. Then each window's elements are written once: the gradient at the
 // remembered element, zeros elsewhere; rows and columns no window covers are zeroed.
 // `best` and `code` are scratch of one input row each; `offsets[k]` is window element
-// k's offset from the window's first element.
+// k's offset from the window's first element. With `relu` (_DflowMaxPoolGradRelu) a
+// window's gradient is written only where its maximum is positive (ReluGrad's rule).
 template <typename T>
-void MaxPoolGradDisjointNhwc(const PoolGradGeometry& g, const int64_t* offsets, const T* in,
-                             const T* grad, T* out, T* best, int32_t* code) {
+void MaxPoolGradDisjointNhwc(const PoolGradGeometry& g, const int64_t* offsets, bool relu,
+                             const T* in, const T* grad, T* out, T* best, int32_t* code) {
   const int64_t depth = g.depth;
   const int64_t row = g.cols.input * depth;
   const int64_t kh = g.rows.size, kw = g.cols.size;
@@ -192,7 +195,9 @@ void MaxPoolGradDisjointNhwc(const PoolGradGeometry& g, const int64_t* offsets, 
     for (int64_t ox = 0; ox < g.cols.output; ++ox) {
       const int64_t first = ox * window_row;
       for (int64_t c = 0; c < depth; ++c) {
-        out_top[first + offsets[code[first + c]] + c] = row_grad[ox * depth + c];
+        const T value = row_grad[ox * depth + c];
+        out_top[first + offsets[code[first + c]] + c] =
+            !relu || best[first + c] > T(0) ? value : T(0);
       }
     }
     for (int64_t y = 0; y < kh; ++y) {
@@ -206,9 +211,10 @@ void MaxPoolGradDisjointNhwc(const PoolGradGeometry& g, const int64_t* offsets, 
 template <typename T>
 class MaxPoolGradOp : public OpKernel {
  public:
-  // `window_from_inputs`: V2, whose ksize and strides are inputs 3 and 4.
-  MaxPoolGradOp(OpKernelConstruction* c, bool window_from_inputs)
-      : OpKernel(c), window_from_inputs_(window_from_inputs) {
+  // `window_from_inputs`: V2, whose ksize and strides are inputs 3 and 4. `relu`:
+  // _DflowMaxPoolGradRelu, ReluGrad(MaxPoolGrad(x, ...), x) in one pass.
+  MaxPoolGradOp(OpKernelConstruction* c, bool window_from_inputs, bool relu = false)
+      : OpKernel(c), window_from_inputs_(window_from_inputs), relu_(relu) {
     std::string format, padding;
     OP_REQUIRES_OK(c, c->GetAttr("data_format", &format));
     OP_ASSIGN_OR_RETURN(c, layout_, ParseDataFormat(format));
@@ -256,13 +262,16 @@ class MaxPoolGradOp : public OpKernel {
         const T* image_grad = grad_data + b * grad_s.image;
         T* image_out = out_data + b * in_s.image;
         if (disjoint) {
-          MaxPoolGradDisjointNhwc(g, offsets.data(), image, image_grad, image_out,
+          MaxPoolGradDisjointNhwc(g, offsets.data(), relu_, image, image_grad, image_out,
                                   best_value.data(), code.data());
           continue;
         }
         std::fill_n(image_out, in_s.image, T(0));
         MaxPoolGradImage(g, in_s, grad_s, image, image_grad, image_out, best_value.data(),
                          best_index.data());
+        for (int64_t i = 0; relu_ && i < in_s.image; ++i) {
+          image_out[i] = image[i] > T(0) ? image_out[i] : T(0);
+        }
       }
     });
   }
@@ -315,15 +324,16 @@ class MaxPoolGradOp : public OpKernel {
   }
 
   const bool window_from_inputs_;
+  const bool relu_;
   ImageLayout layout_;
   Padding padding_ = Padding::kValid;
   std::vector<int64_t> ksize_, strides_;
   std::vector<int64_t> pads_ = std::vector<int64_t>(4, 0);  // {top, bottom, left, right}
 };
 
-template <typename T, bool kWindowFromInputs>
+template <typename T, bool kWindowFromInputs, bool kRelu = false>
 std::unique_ptr<OpKernel> MakeMaxPoolGrad(OpKernelConstruction* c) {
-  return std::make_unique<MaxPoolGradOp<T>>(c, kWindowFromInputs);
+  return std::make_unique<MaxPoolGradOp<T>>(c, kWindowFromInputs, kRelu);
 }
 
 template <typename T>
@@ -331,6 +341,9 @@ absl::Status RegisterForType(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(
       registry->Register(KernelDefBuilder("MaxPoolGrad").Device("CPU").TypeConstraint<T>("T"),
                          MakeMaxPoolGrad<T, false>));
+  DFLOW_RETURN_IF_ERROR(registry->Register(
+      KernelDefBuilder("_DflowMaxPoolGradRelu").Device("CPU").TypeConstraint<T>("T"),
+      MakeMaxPoolGrad<T, false, true>));
   return registry->Register(KernelDefBuilder("MaxPoolGradV2")
                                 .Device("CPU")
                                 .TypeConstraint<T>("T")

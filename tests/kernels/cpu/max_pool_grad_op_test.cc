@@ -74,7 +74,7 @@ OpTester GradTester(const PoolCase& k, bool nchw, const std::string& op = "MaxPo
   const std::vector<int64_t> strides =
       nchw ? std::vector<int64_t>{1, 1, k.sh, k.sw} : std::vector<int64_t>{1, k.sh, k.sw, 1};
   if (nchw) t.Attr("data_format", "NCHW");
-  if (op == "MaxPoolGrad") t.Attr("ksize", ksize).Attr("strides", strides);
+  if (op != "MaxPoolGradV2") t.Attr("ksize", ksize).Attr("strides", strides);
   if (k.padding == "EXPLICIT") {
     std::vector<int64_t> pads(8, 0);
     std::copy(k.pads.begin(), k.pads.end(), pads.begin() + (nchw ? 4 : 2));
@@ -212,6 +212,35 @@ TEST_CASE("MaxPoolGrad matches a naive reference, NHWC and NCHW") {
       auto v2 = RunGrad(k, nchw, x, grad, "MaxPoolGradV2");
       REQUIRE(v2.ok());
       CheckNear(*v2, want);
+    }
+    seed += 10;
+  }
+}
+
+TEST_CASE("_DflowMaxPoolGradRelu is ReluGrad of MaxPoolGrad, NHWC and NCHW") {
+  // ReluGrad keeps the pooling gradient where x > 0: zero or negative maxima (and a NaN
+  // one) pass nothing on. Disjoint windows and overlapping ones, padded on either side.
+  const std::vector<PoolCase> cases = {
+      {4, 28, 28, 6, 2, 2, 2, 2, "VALID"}, {2, 9, 11, 7, 2, 2, 2, 2, "VALID"},
+      {1, 5, 7, 2, 2, 2, 2, 2, "SAME"},    {2, 7, 6, 3, 3, 3, 1, 1, "SAME"},
+      {2, 6, 7, 3, 3, 3, 2, 2, "EXPLICIT", {2, 1, 0, 2}},
+  };
+  uint32_t seed = 3;
+  for (const PoolCase& k : cases) {
+    INFO("case n=" << k.n << " " << k.h << "x" << k.w << "x" << k.c << " window " << k.kh
+                   << " s" << k.sh << " " << k.padding);
+    const std::vector<int64_t> s = PooledShape(k);
+    std::vector<float> x = RandomValues(k.n * k.h * k.w * k.c, seed);  // about half negative
+    x[0] = std::nanf("");
+    for (size_t i = 1; i < x.size(); i += 7) x[i] = 0.0f;
+    const std::vector<float> grad = RandomValues(s[0] * s[1] * s[2] * s[3], seed + 1);
+    std::vector<float> want = NaiveMaxPoolGrad(k, x, grad);
+    for (size_t i = 0; i < want.size(); ++i) want[i] = x[i] > 0.0f ? want[i] : 0.0f;
+    for (bool nchw : {false, true}) {
+      INFO((nchw ? "NCHW" : "NHWC"));
+      auto got = RunGrad(k, nchw, x, grad, "_DflowMaxPoolGradRelu");
+      REQUIRE(got.ok());
+      CheckNear(*got, want);
     }
     seed += 10;
   }
