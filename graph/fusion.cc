@@ -95,6 +95,74 @@ bool FoldPadIntoConv(Graph* graph, Node* conv) {
   return true;
 }
 
+// Whether every value `edge` carries is >= 0 (or NaN): a Relu's or Relu6's, or a fused
+// op's whose last step is one.
+bool NonNegative(const Edge* edge) {
+  if (edge == nullptr || edge->src_output != 0) return false;
+  const Node& src = *edge->src;
+  if (src.op() == "Relu" || src.op() == "Relu6") return true;
+  const AttrValue* fused_ops = src.attr("fused_ops");
+  if (fused_ops != nullptr && fused_ops->list().s_size() > 0) {
+    const std::string& last = fused_ops->list().s(fused_ops->list().s_size() - 1);
+    return last == "Relu" || last == "Relu6";
+  }
+  const std::string activation = StringAttrOr(src, "activation", "");
+  return src.op() == "_DflowScaleShift" && (activation == "Relu" || activation == "Relu6");
+}
+
+// Pad(x, const paddings) -> MaxPool (VALID or EXPLICIT) with x >= 0: the pool with
+// EXPLICIT padding. TF's Pad writes zeros, the pool's own padding is ignored (-inf); on
+// x >= 0 they give the same maxima as long as every window holds a value of x, which a
+// pad smaller than the window guarantees (Keras ResNets' ZeroPadding2D before their
+// first MaxPool: a 3.2 MB copy of a Relu's output at batch 1).
+bool FoldPadIntoMaxPool(Graph* graph, Node* pool) {
+  if (pool->op() != "MaxPool" || !OnCpu(*pool) || !IsFloat(*pool)) return false;
+  const Edge* in = pool->input_edge(0);
+  if (in == nullptr) return false;
+  Node* pad = in->src;
+  if (pad->op() != "Pad" || SoleConsumer(*pad) != in ||
+      !IsFusible(*pad, pool->assigned_device()) || !NonNegative(pad->input_edge(0))) {
+    return false;
+  }
+  const std::string padding = StringAttrOr(*pool, "padding", "");
+  const AttrValue* ksize = pool->attr("ksize");
+  if ((padding != "VALID" && padding != "EXPLICIT") || ksize == nullptr ||
+      ksize->list().i_size() != 4) {
+    return false;
+  }
+  const Node* paddings = ConstSource(pad->input_edge(1));
+  if (paddings == nullptr || paddings->attr("value") == nullptr) return false;
+  absl::StatusOr<std::vector<int64_t>> pads =
+      TensorProtoToInt64s(paddings->attr("value")->tensor(), 8);
+  if (!pads.ok() || pads->size() != 8) return false;
+  const bool nchw = StringAttrOr(*pool, "data_format", "NHWC") == "NCHW";
+  const int channel = nchw ? 1 : 3;
+  std::vector<int64_t> explicit_pads(8, 0);
+  if (padding == "EXPLICIT") {
+    const AttrValue* attr = pool->attr("explicit_paddings");
+    if (attr == nullptr || attr->list().i_size() != 8) return false;
+    for (int i = 0; i < 8; ++i) explicit_pads[i] = attr->list().i(i);
+  }
+  for (int i = 0; i < 8; ++i) {
+    const int dim = i / 2;
+    if ((*pads)[i] < 0 || ((dim == 0 || dim == channel) && (*pads)[i] != 0)) return false;
+    explicit_pads[i] += (*pads)[i];
+    if (explicit_pads[i] >= ksize->list().i(dim) && explicit_pads[i] > 0) return false;
+  }
+  AttrValue& padding_attr = (*pool->mutable_def()->mutable_attr())["padding"];
+  padding_attr.set_s("EXPLICIT");
+  AttrValue& pads_attr = (*pool->mutable_def()->mutable_attr())["explicit_paddings"];
+  pads_attr.mutable_list()->clear_i();
+  for (int64_t p : explicit_pads) pads_attr.mutable_list()->add_i(p);
+  const Edge* source = pad->input_edge(0);
+  graph->AddEdge(source->src, source->src_output, pool, 0);
+  for (const Edge* e : pad->in_edges()) {
+    if (e->IsControlEdge()) graph->AddControlEdge(e->src, pool);
+  }
+  graph->RemoveNode(pad);
+  return true;
+}
+
 // Readers of a CPU IdentityN read its inputs instead, and the IdentityN goes away: it
 // only forwards (TF's custom_gradient writes one after every Keras 3 swish). Left alone
 // with control edges or reference types.
@@ -391,6 +459,12 @@ absl::Status FuseCpuOps(Graph* graph) {
   // MaxPoolGrads before them.
   DFLOW_RETURN_IF_ERROR(FuseGradientUpdates(graph));
   DFLOW_RETURN_IF_ERROR(FuseMaxPoolGradRelu(graph));
+  // Zero Pads of Relu outputs into the MaxPools after them (the Relus are fused by now).
+  std::vector<Node*> pools;
+  for (Node* node : graph->nodes()) {
+    if (node->op() == "MaxPool") pools.push_back(node);
+  }
+  for (Node* pool : pools) FoldPadIntoMaxPool(graph, pool);
   // Residual Adds into the fused convolutions before them (graph/residual_add_fusion.h).
   DFLOW_RETURN_IF_ERROR(FuseResidualAdds(graph));
   // Per-channel Mul -> Add [-> activation] chains that no convolution took.

@@ -8,6 +8,10 @@
 //       => the convolution of x with EXPLICIT padding (the zero pad folded into it;
 //          only spatial pads, TF's "Pad" op, i.e. zeros; Keras' ZeroPadding2D before
 //          MobileNet's and EfficientNet's stride-2 depthwise convolutions).
+//   Pad(x, const paddings) -> MaxPool (VALID or EXPLICIT), x a Relu's output (>= 0)
+//       => the MaxPool of x with EXPLICIT padding (zeros and ignored padding give the
+//          same maxima on x >= 0 when each pad is smaller than the window; Keras ResNets'
+//          ZeroPadding2D before their first pool).
 //   Conv2D -> BiasAdd (same data_format) | Add/AddV2 with a rank-1 Const bias of the
 //   filter's out-channels (NHWC only) [-> Relu | Relu6]
 //       => _FusedConv2D(input, filter, bias) fused_ops ["BiasAdd"(, "Relu"|"Relu6")]

@@ -77,24 +77,6 @@ absl::Status CheckWindow(const std::vector<int64_t>& ksize, const std::vector<in
   return absl::OkStatus();
 }
 
-// TF's PoolParameters check on explicit pads: each smaller than the window.
-absl::Status CheckExplicitPads(const WindowDim& rows, const WindowDim& cols) {
-  const struct {
-    const char* side;
-    int64_t pad, window;
-  } sides[] = {{"Top", rows.pad_before, rows.size},
-               {"Bottom", rows.pad_after, rows.size},
-               {"Left", cols.pad_before, cols.size},
-               {"Right", cols.pad_after, cols.size}};
-  for (const auto& s : sides) {
-    if (s.pad >= s.window) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          s.side, " padding ", s.pad, " needs to be smaller than the window size ", s.window));
-    }
-  }
-  return absl::OkStatus();
-}
-
 // The int32 vector input `index` (V2's ksize, strides), read flat as TF does.
 std::vector<int64_t> IntsOf(const Tensor& t) {
   const int32_t* data = t.data<int32_t>();
@@ -308,7 +290,7 @@ class MaxPoolGradOp : public OpKernel {
               1,
               pads_[2],
               pads_[3]};
-    if (padding_ == Padding::kExplicit) DFLOW_RETURN_IF_ERROR(CheckExplicitPads(g.rows, g.cols));
+    if (padding_ == Padding::kExplicit) DFLOW_RETURN_IF_ERROR(CheckExplicitPoolPads(g.rows, g.cols));
     DFLOW_RETURN_IF_ERROR(ComputeWindow(padding_, &g.rows));
     DFLOW_RETURN_IF_ERROR(ComputeWindow(padding_, &g.cols));
     const TensorShape want(ImageDims(layout_, g.batch, g.rows.output, g.cols.output, g.depth));

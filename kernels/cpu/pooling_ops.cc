@@ -3,8 +3,9 @@
 // Activations stay in the graph's layout (NHWC or NCHW), primitives are cached per
 // sub-batch shape, and the batch is split over the session's pool as in conv_ops.cc.
 // TF semantics: ksize/strides are 4-vectors in data_format order (V2 takes them as int32
-// inputs); SAME pads as Conv2D does; AvgPool divides by the number of window elements
-// inside the input (oneDNN's avg_exclude_padding), MaxPool ignores padding.
+// inputs); SAME pads as Conv2D does, MaxPool's EXPLICIT pads (each smaller than the
+// window, TF's check) as given; AvgPool divides by the number of window elements inside
+// the input (oneDNN's avg_exclude_padding), MaxPool ignores padding.
 // Pooling over the batch or depth dimension is not supported.
 #include <string>
 #include <vector>
@@ -78,7 +79,15 @@ class PoolOp : public OpKernel {
     OP_REQUIRES_OK(c, c->GetAttr("data_format", &format));
     OP_REQUIRES_OK(c, c->GetAttr("padding", &padding));
     OP_ASSIGN_OR_RETURN(c, layout_, ParseDataFormat(format));
-    OP_ASSIGN_OR_RETURN(c, padding_, ParsePadding(padding, /*allow_explicit=*/false));
+    // MaxPool takes EXPLICIT pads (TF's attr; graph/fusion.h folds a zero Pad of a Relu's
+    // output into them); MaxPoolV2 and AvgPool do not.
+    const bool explicit_allowed = algorithm == dnnl_pooling_max && !window_from_inputs;
+    OP_ASSIGN_OR_RETURN(c, padding_, ParsePadding(padding, explicit_allowed));
+    if (padding_ == Padding::kExplicit) {
+      std::vector<int64_t> pads;
+      OP_REQUIRES_OK(c, c->GetAttr("explicit_paddings", &pads));
+      OP_ASSIGN_OR_RETURN(c, pads_, ParseExplicitPaddings(padding_, pads, layout_));
+    }
     if (!window_from_inputs_) {
       std::vector<int64_t> ksize, strides;
       OP_REQUIRES_OK(c, c->GetAttr("ksize", &ksize));
@@ -120,8 +129,13 @@ class PoolOp : public OpKernel {
     }
     PoolGeometry g;
     g.depth = input.dim_size(layout_.channel);
-    g.rows = {input.dim_size(layout_.height), window.ksize[0], window.strides[0]};
-    g.cols = {input.dim_size(layout_.width), window.ksize[1], window.strides[1]};
+    g.rows = {input.dim_size(layout_.height), window.ksize[0], window.strides[0], 1,
+              pads_[0], pads_[1]};
+    g.cols = {input.dim_size(layout_.width), window.ksize[1], window.strides[1], 1,
+              pads_[2], pads_[3]};
+    if (padding_ == Padding::kExplicit) {
+      DFLOW_RETURN_IF_ERROR(CheckExplicitPoolPads(g.rows, g.cols));
+    }
     DFLOW_RETURN_IF_ERROR(ComputeWindow(padding_, &g.rows));
     DFLOW_RETURN_IF_ERROR(ComputeWindow(padding_, &g.cols));
     return g;
@@ -138,6 +152,7 @@ class PoolOp : public OpKernel {
   const bool window_from_inputs_;
   ImageLayout layout_;
   Padding padding_ = Padding::kValid;
+  std::vector<int64_t> pads_ = std::vector<int64_t>(4, 0);  // {top, bottom, left, right}
   PoolWindow window_;
   onednn::EnginePtr engine_;
   onednn::ShapeCache<onednn::Primitive> primitives_;

@@ -124,4 +124,21 @@ absl::StatusOr<std::vector<int64_t>> SpatialPairFromFour(const std::vector<int64
   return std::vector<int64_t>{h, w};
 }
 
+absl::Status CheckExplicitPoolPads(const WindowDim& rows, const WindowDim& cols) {
+  const struct {
+    const char* side;
+    int64_t pad, window;
+  } sides[] = {{"Top", rows.pad_before, rows.size},
+               {"Bottom", rows.pad_after, rows.size},
+               {"Left", cols.pad_before, cols.size},
+               {"Right", cols.pad_after, cols.size}};
+  for (const auto& s : sides) {
+    if (s.pad >= s.window) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          s.side, " padding ", s.pad, " needs to be smaller than the window size ", s.window));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace dflow

@@ -59,6 +59,10 @@ struct WindowDim {
 // or the window is degenerate. An output of 0 is valid (an empty result).
 absl::Status ComputeWindow(Padding padding, WindowDim* dim);
 
+// TF's PoolParameters check on a pool's explicit pads: each smaller than the window
+// ("Top padding 3 needs to be smaller than the window size 3").
+absl::Status CheckExplicitPoolPads(const WindowDim& rows, const WindowDim& cols);
+
 // Checks a list(int) attr of 4 values (strides, dilations, ksize) whose batch and depth
 // entries must be 1 and spatial entries positive; returns {height value, width value}.
 // `what` names the attr in errors ("strides").

@@ -204,6 +204,37 @@ TEST_CASE("A Pad into a SAME convolution stays", "[fusion]") {
   CHECK(InputNames(*g, "pool")[0] == "pad");
 }
 
+// x -> Relu (or `source`) -> Pad (1 pixel each side) -> MaxPool 3x3 stride 2 VALID:
+// Keras ResNet50's pool1.
+std::string PaddedPool(const std::string& source_op) {
+  return absl::StrCat(
+      kInput, Op("act", source_op, "input: 'x'"),
+      "node { name: 'paddings' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } "
+      "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 4 } "
+      "dim { size: 2 } } int_val: [0, 0, 1, 1, 1, 1, 0, 0] } } } }\n",
+      Op("pad", "Pad", "input: 'act' input: 'paddings'",
+         "attr { key: 'Tpaddings' value { type: DT_INT32 } }"),
+      Op("pool", "MaxPool", "input: 'pad'",
+         "attr { key: 'ksize' value { list { i: 1 i: 3 i: 3 i: 1 } } } "
+         "attr { key: 'strides' value { list { i: 1 i: 2 i: 2 i: 1 } } } "
+         "attr { key: 'padding' value { s: 'VALID' } }"));
+}
+
+TEST_CASE("A zero Pad of a Relu's output folds into the MaxPool after it", "[fusion]") {
+  std::unique_ptr<Graph> g = Fused(PaddedPool("Relu"));
+  CHECK(g->FindNode("pad") == nullptr);
+  const Node* pool = g->FindNode("pool");
+  CHECK(pool->op() == "MaxPool");
+  CHECK(pool->attr("padding")->s() == "EXPLICIT");
+  CHECK(Ints(*pool, "explicit_paddings") == std::vector<int64_t>{0, 0, 1, 1, 1, 1, 0, 0});
+  CHECK(InputNames(*g, "pool") == std::vector<std::string>{"act"});
+  SECTION("not when the values may be negative (zeros would then win)") {
+    std::unique_ptr<Graph> tanh = Fused(PaddedPool("Tanh"));
+    CHECK(tanh->FindNode("pad")->op() == "Pad");
+    CHECK(tanh->FindNode("pool")->attr("padding")->s() == "VALID");
+  }
+}
+
 TEST_CASE("A Pad folds into a depthwise convolution: _DflowFusedDepthwiseConv2dNative",
           "[fusion]") {
   // MobileNet's ZeroPadding2D before a stride-2 depthwise convolution.

@@ -2,6 +2,7 @@
 // against naive pooling written here, TensorFlow's own numbers, and TF's error cases.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -168,6 +169,53 @@ TEST_CASE("MaxPoolV2 takes ksize and strides as inputs") {
                  .Input(Filled<int32_t>({4}, {1, 2, 2, 1}))
                  .RunOne();
   CHECK(bad.status().code() == absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("MaxPool with EXPLICIT pads ignores them; on x >= 0 it is the pool of zero-padded x") {
+  // ResNet50's first pool: 3x3, stride 2, one pixel of padding each side (graph/fusion.h
+  // folds Keras' ZeroPadding2D of a Relu's output into these pads). Asymmetric pads too.
+  const int64_t n = 2, h = 9, w = 11, c = 4;
+  const std::vector<int64_t> pads = {1, 2, 1, 0};  // top, bottom, left, right
+  std::vector<float> x = RandomValues(n * h * w * c, 5);
+  for (float& v : x) v = std::abs(v);
+  const int64_t ph = h + pads[0] + pads[1], pw = w + pads[2] + pads[3];
+  std::vector<float> padded(n * ph * pw * c, 0.0f);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t xx = 0; xx < w; ++xx)
+        for (int64_t ch = 0; ch < c; ++ch) {
+          padded[((b * ph + y + pads[0]) * pw + xx + pads[2]) * c + ch] =
+              x[((b * h + y) * w + xx) * c + ch];
+        }
+  auto want = PoolTester("MaxPool", {n, ph, pw, c, 3, 3, 2, 2, "VALID"}, false)
+                  .Input(Filled<float>({n, ph, pw, c}, padded))
+                  .RunOne();
+  REQUIRE(want.ok());
+  auto got = PoolTester("MaxPool", {n, h, w, c, 3, 3, 2, 2, "EXPLICIT"}, false)
+                 .Attr("explicit_paddings",
+                       std::vector<int64_t>{0, 0, pads[0], pads[1], pads[2], pads[3], 0, 0})
+                 .Input(Filled<float>({n, h, w, c}, x))
+                 .RunOne();
+  INFO(got.status().ToString());
+  REQUIRE(got.ok());
+  CHECK(testing::DimsOf(*got) == testing::DimsOf(*want));
+  CHECK(Values<float>(*got) == Values<float>(*want));
+  // Pads are ignored, not zeros: an all-negative input keeps its negative maxima.
+  auto negative = PoolTester("MaxPool", {1, 3, 3, 1, 3, 3, 1, 1, "EXPLICIT"}, false)
+                      .Attr("explicit_paddings", std::vector<int64_t>{0, 0, 1, 1, 1, 1, 0, 0})
+                      .Input(Filled<float>({1, 3, 3, 1}, {-9, -8, -7, -6, -5, -4, -3, -2, -1}))
+                      .RunOne();
+  REQUIRE(negative.ok());
+  CHECK(Values<float>(*negative) ==
+        std::vector<float>{-5, -4, -4, -2, -1, -1, -2, -1, -1});
+  // TF's check: each pad smaller than the window.
+  auto too_wide = PoolTester("MaxPool", {1, 5, 5, 1, 3, 3, 1, 1, "EXPLICIT"}, false)
+                      .Attr("explicit_paddings", std::vector<int64_t>{0, 0, 3, 0, 0, 0, 0, 0})
+                      .Input(Filled<float>({1, 5, 5, 1}, RandomValues(25, 6)))
+                      .RunOne();
+  CHECK(too_wide.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(std::string(too_wide.status().message()),
+             Catch::Contains("Top padding 3 needs to be smaller than the window size 3"));
 }
 
 TEST_CASE("Pooling rejects bad shapes and attrs") {
