@@ -51,47 +51,69 @@ std::optional<std::vector<int64_t>> StaticDims(const Edge* edge) {
   return dims;
 }
 
-// Pad -> Conv2D | DepthwiseConv2dNative (VALID or EXPLICIT): the zero pad becomes the
-// convolution's own.
-bool FoldPadIntoConv(Graph* graph, Node* conv) {
-  const Edge* in = conv->input_edge(0);
-  if (in == nullptr) return false;
+// The Pad that alone feeds `node`'s input 0 on its device, or null.
+Node* SolePadInput(const Node& node) {
+  const Edge* in = node.input_edge(0);
+  if (in == nullptr) return nullptr;
   Node* pad = in->src;
   if (pad->op() != "Pad" || SoleConsumer(*pad) != in ||
-      !IsFusible(*pad, conv->assigned_device())) {
-    return false;
+      !IsFusible(*pad, node.assigned_device())) {
+    return nullptr;
   }
-  const std::string padding = StringAttrOr(*conv, "padding", "");
-  if (padding != "VALID" && padding != "EXPLICIT") return false;
-  const Node* paddings = ConstSource(pad->input_edge(1));
-  if (paddings == nullptr || paddings->attr("value") == nullptr) return false;
+  return pad;
+}
+
+// The 8 explicit pads (data_format order) `node` (VALID or EXPLICIT padding) gets when
+// `pad`'s constant spatial paddings are added to its own; nullopt when the paddings are
+// not a Const, pad the batch or depth dim or are negative.
+std::optional<std::vector<int64_t>> MergedPads(const Node& pad, const Node& node) {
+  const std::string padding = StringAttrOr(node, "padding", "");
+  if (padding != "VALID" && padding != "EXPLICIT") return std::nullopt;
+  const Node* paddings = ConstSource(pad.input_edge(1));
+  if (paddings == nullptr || paddings->attr("value") == nullptr) return std::nullopt;
   absl::StatusOr<std::vector<int64_t>> pads =
       TensorProtoToInt64s(paddings->attr("value")->tensor(), 8);
-  if (!pads.ok() || pads->size() != 8) return false;
-  const bool nchw = StringAttrOr(*conv, "data_format", "NHWC") == "NCHW";
+  if (!pads.ok() || pads->size() != 8) return std::nullopt;
+  const bool nchw = StringAttrOr(node, "data_format", "NHWC") == "NCHW";
   const int channel = nchw ? 1 : 3;
-  std::vector<int64_t> explicit_pads(8, 0);
+  std::vector<int64_t> merged(8, 0);
   if (padding == "EXPLICIT") {
-    const AttrValue* attr = conv->attr("explicit_paddings");
-    if (attr == nullptr || attr->list().i_size() != 8) return false;
-    for (int i = 0; i < 8; ++i) explicit_pads[i] = attr->list().i(i);
+    const AttrValue* attr = node.attr("explicit_paddings");
+    if (attr == nullptr || attr->list().i_size() != 8) return std::nullopt;
+    for (int i = 0; i < 8; ++i) merged[i] = attr->list().i(i);
   }
   for (int i = 0; i < 8; ++i) {
     const int dim = i / 2;
-    if ((*pads)[i] < 0 || ((dim == 0 || dim == channel) && (*pads)[i] != 0)) return false;
-    explicit_pads[i] += (*pads)[i];
+    if ((*pads)[i] < 0 || ((dim == 0 || dim == channel) && (*pads)[i] != 0)) return std::nullopt;
+    merged[i] += (*pads)[i];
   }
-  AttrValue& padding_attr = (*conv->mutable_def()->mutable_attr())["padding"];
+  return merged;
+}
+
+// `node` reads `pad`'s input with EXPLICIT `pads`; the Pad goes, its control inputs
+// move to `node`.
+void AbsorbPad(Graph* graph, Node* pad, Node* node, const std::vector<int64_t>& pads) {
+  AttrValue& padding_attr = (*node->mutable_def()->mutable_attr())["padding"];
   padding_attr.set_s("EXPLICIT");
-  AttrValue& pads_attr = (*conv->mutable_def()->mutable_attr())["explicit_paddings"];
+  AttrValue& pads_attr = (*node->mutable_def()->mutable_attr())["explicit_paddings"];
   pads_attr.mutable_list()->clear_i();
-  for (int64_t p : explicit_pads) pads_attr.mutable_list()->add_i(p);
+  for (int64_t p : pads) pads_attr.mutable_list()->add_i(p);
   const Edge* source = pad->input_edge(0);
-  graph->AddEdge(source->src, source->src_output, conv, 0);
+  graph->AddEdge(source->src, source->src_output, node, 0);
   for (const Edge* e : pad->in_edges()) {
-    if (e->IsControlEdge()) graph->AddControlEdge(e->src, conv);
+    if (e->IsControlEdge()) graph->AddControlEdge(e->src, node);
   }
   graph->RemoveNode(pad);
+}
+
+// Pad -> Conv2D | DepthwiseConv2dNative (VALID or EXPLICIT): the zero pad becomes the
+// convolution's own.
+bool FoldPadIntoConv(Graph* graph, Node* conv) {
+  Node* pad = SolePadInput(*conv);
+  if (pad == nullptr) return false;
+  std::optional<std::vector<int64_t>> pads = MergedPads(*pad, *conv);
+  if (!pads.has_value()) return false;
+  AbsorbPad(graph, pad, conv, *pads);
   return true;
 }
 
@@ -117,49 +139,18 @@ bool NonNegative(const Edge* edge) {
 // first MaxPool: a 3.2 MB copy of a Relu's output at batch 1).
 bool FoldPadIntoMaxPool(Graph* graph, Node* pool) {
   if (pool->op() != "MaxPool" || !OnCpu(*pool) || !IsFloat(*pool)) return false;
-  const Edge* in = pool->input_edge(0);
-  if (in == nullptr) return false;
-  Node* pad = in->src;
-  if (pad->op() != "Pad" || SoleConsumer(*pad) != in ||
-      !IsFusible(*pad, pool->assigned_device()) || !NonNegative(pad->input_edge(0))) {
-    return false;
-  }
-  const std::string padding = StringAttrOr(*pool, "padding", "");
+  Node* pad = SolePadInput(*pool);
   const AttrValue* ksize = pool->attr("ksize");
-  if ((padding != "VALID" && padding != "EXPLICIT") || ksize == nullptr ||
+  if (pad == nullptr || !NonNegative(pad->input_edge(0)) || ksize == nullptr ||
       ksize->list().i_size() != 4) {
     return false;
   }
-  const Node* paddings = ConstSource(pad->input_edge(1));
-  if (paddings == nullptr || paddings->attr("value") == nullptr) return false;
-  absl::StatusOr<std::vector<int64_t>> pads =
-      TensorProtoToInt64s(paddings->attr("value")->tensor(), 8);
-  if (!pads.ok() || pads->size() != 8) return false;
-  const bool nchw = StringAttrOr(*pool, "data_format", "NHWC") == "NCHW";
-  const int channel = nchw ? 1 : 3;
-  std::vector<int64_t> explicit_pads(8, 0);
-  if (padding == "EXPLICIT") {
-    const AttrValue* attr = pool->attr("explicit_paddings");
-    if (attr == nullptr || attr->list().i_size() != 8) return false;
-    for (int i = 0; i < 8; ++i) explicit_pads[i] = attr->list().i(i);
-  }
+  std::optional<std::vector<int64_t>> pads = MergedPads(*pad, *pool);
+  if (!pads.has_value()) return false;
   for (int i = 0; i < 8; ++i) {
-    const int dim = i / 2;
-    if ((*pads)[i] < 0 || ((dim == 0 || dim == channel) && (*pads)[i] != 0)) return false;
-    explicit_pads[i] += (*pads)[i];
-    if (explicit_pads[i] >= ksize->list().i(dim) && explicit_pads[i] > 0) return false;
+    if ((*pads)[i] >= ksize->list().i(i / 2) && (*pads)[i] > 0) return false;
   }
-  AttrValue& padding_attr = (*pool->mutable_def()->mutable_attr())["padding"];
-  padding_attr.set_s("EXPLICIT");
-  AttrValue& pads_attr = (*pool->mutable_def()->mutable_attr())["explicit_paddings"];
-  pads_attr.mutable_list()->clear_i();
-  for (int64_t p : explicit_pads) pads_attr.mutable_list()->add_i(p);
-  const Edge* source = pad->input_edge(0);
-  graph->AddEdge(source->src, source->src_output, pool, 0);
-  for (const Edge* e : pad->in_edges()) {
-    if (e->IsControlEdge()) graph->AddControlEdge(e->src, pool);
-  }
-  graph->RemoveNode(pad);
+  AbsorbPad(graph, pad, pool, *pads);
   return true;
 }
 

@@ -50,6 +50,26 @@ struct GemmArgs {
   T beta = T(0);
 };
 
+// The product C[m,n] = op(A) op(B) of dense row-major matrices (A [m,k] or [k,m] when
+// trans_a, B [k,n] or [n,k] when trans_b, C [m,n]): MatMul's layout.
+template <typename T>
+GemmArgs<T> DenseProduct(int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b,
+                         const T* a, const T* b, T* c) {
+  GemmArgs<T> args;
+  args.trans_a = trans_a;
+  args.trans_b = trans_b;
+  args.m = m;
+  args.n = n;
+  args.k = k;
+  args.a = a;
+  args.lda = trans_a ? m : k;
+  args.b = b;
+  args.ldb = trans_b ? k : n;
+  args.c = c;
+  args.ldc = n;
+  return args;
+}
+
 // Runs the whole product on the calling thread. INTERNAL when the library rejects the
 // call; INVALID_ARGUMENT for double dims beyond OpenBLAS's 32-bit ints.
 absl::Status Gemm(const GemmArgs<float>& args);

@@ -47,7 +47,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/types/span.h"
 #include "graph/fusion.h"
 #include "graph/status_macros.h"
@@ -56,6 +55,7 @@
 #include "kernels/cpu/conv_winograd.h"
 #include "kernels/cpu/layout_reorders.h"
 #include "kernels/cpu/dense_layer.h"
+#include "kernels/cpu/array_util.h"
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/conv_attrs.h"
 #include "kernels/cpu/dnnl_util.h"
@@ -414,12 +414,8 @@ class Conv2DOp : public OpKernel {
     if (addend.shape() != out_shape) return AddBroadcastAddend(ctx, g, out_shape, bias);
     Tensor* out = ctx->ForwardInputToOutput(3, 0, out_shape);
     if (out == nullptr) {
-      const float* from = addend.data<float>();
       DFLOW_ASSIGN_OR_RETURN(out, ctx->allocate_output(0, out_shape));
-      float* to = out->data<float>();
-      ParallelForElements(ctx, out_shape.num_elements(), 1, [from, to](int64_t b, int64_t e) {
-        std::copy(from + b, from + e, to + b);
-      });
+      ParallelCopy<float>(ctx, addend.data<float>(), out->data<float>(), out->NumElements());
     }
     return Convolve(ctx, g, bias, out, nullptr, fusion_);
   }
@@ -720,8 +716,7 @@ class Conv2DOp : public OpKernel {
     fusion_.activation = post_ops.activation;
     fusion_.add = post_ops.accumulate;
     if (fusion_.add && (pool_.has_value() || depthwise_)) {
-      return absl::UnimplementedError(
-          absl::StrCat("Fusion is not implemented: [", absl::StrJoin(fused_ops, ","), "]"));
+      return onednn::FusionNotImplemented(fused_ops);
     }
     if (fusion_.activation.alg == dnnl_eltwise_swish && c->HasAttr(kSwishBetaAttr)) {
       DFLOW_RETURN_IF_ERROR(c->GetAttr(kSwishBetaAttr, &fusion_.activation.alpha));

@@ -196,6 +196,11 @@ std::optional<Activation> ActivationNamed(const std::string& op) {
   return std::nullopt;
 }
 
+absl::Status FusionNotImplemented(const std::vector<std::string>& fused_ops) {
+  return absl::UnimplementedError(
+      absl::StrCat("Fusion is not implemented: [", absl::StrJoin(fused_ops, ","), "]"));
+}
+
 float Activate(const Activation& activation, float x) {
   switch (activation.alg) {
     case dnnl_eltwise_relu:
@@ -217,10 +222,7 @@ absl::StatusOr<PostOps> FusedPostOps(const std::vector<std::string>& fused_ops,
     DFLOW_ASSIGN_OR_RETURN(Activation activation, FusedActivation(fused_ops, num_args));
     return PostOps(activation);
   }
-  if (fused_ops.size() > 3 || fused_ops[0] != "BiasAdd") {
-    return absl::UnimplementedError(
-        absl::StrCat("Fusion is not implemented: [", absl::StrJoin(fused_ops, ","), "]"));
-  }
+  if (fused_ops.size() > 3 || fused_ops[0] != "BiasAdd") return FusionNotImplemented(fused_ops);
   if (num_args != 2) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Fused op with BiasAdd and Add must have two extra arguments: bias and addend, got ",
@@ -228,19 +230,13 @@ absl::StatusOr<PostOps> FusedPostOps(const std::vector<std::string>& fused_ops,
   }
   if (fused_ops.size() == 2) return PostOps(/*accumulate_first=*/true, Activation{});
   std::optional<Activation> activation = ActivationNamed(fused_ops[2]);
-  if (!activation.has_value()) {
-    return absl::UnimplementedError(
-        absl::StrCat("Fusion is not implemented: [", absl::StrJoin(fused_ops, ","), "]"));
-  }
+  if (!activation.has_value()) return FusionNotImplemented(fused_ops);
   return PostOps(/*accumulate_first=*/true, *activation);
 }
 
 absl::StatusOr<Activation> FusedActivation(const std::vector<std::string>& fused_ops,
                                            int64_t num_args) {
-  const auto unsupported = [&] {
-    return absl::UnimplementedError(
-        absl::StrCat("Fusion is not implemented: [", absl::StrJoin(fused_ops, ","), "]"));
-  };
+  const auto unsupported = [&] { return FusionNotImplemented(fused_ops); };
   if (fused_ops.empty() || fused_ops.size() > 2 || fused_ops[0] != "BiasAdd") {
     return unsupported();
   }

@@ -102,6 +102,10 @@ struct Activation {
 // others.
 std::optional<Activation> ActivationNamed(const std::string& op);
 
+// TF's UNIMPLEMENTED "Fusion is not implemented: [BiasAdd,...]" for a fused_ops list a
+// fused kernel does not implement.
+absl::Status FusionNotImplemented(const std::vector<std::string>& fused_ops);
+
 // `x` through `activation`, as the post-op computes it (for results computed without
 // a primitive: empty sums, broadcast addends).
 float Activate(const Activation& activation, float x);

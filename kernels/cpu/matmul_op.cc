@@ -95,18 +95,9 @@ class MatMulOp : public OpKernel {
   template <typename C>
   absl::Status Gemm(OpKernelContext* ctx, const MatMulDims& dims, const Tensor& a,
                     const Tensor& b, const Tensor& out) const {
-    blas::GemmArgs<C> args;
-    args.trans_a = transpose_a_;
-    args.trans_b = transpose_b_;
-    args.m = dims.m;
-    args.n = dims.n;
-    args.k = dims.k;
-    args.a = a.data<C>();
-    args.lda = a.shape().dim_size(1);
-    args.b = b.data<C>();
-    args.ldb = b.shape().dim_size(1);
-    args.c = out.data<C>();
-    args.ldc = dims.n;
+    const blas::GemmArgs<C> args =
+        blas::DenseProduct(dims.m, dims.n, dims.k, transpose_a_, transpose_b_, a.data<C>(),
+                           b.data<C>(), out.data<C>());
     return blas::ParallelGemm(ctx->pool(), NumThreads(ctx), args, ctx->cancellation());
   }
 
@@ -181,15 +172,9 @@ class BatchMatMulOp : public OpKernel {
     OP_ASSIGN_OR_RETURN(ctx, Tensor * out, ctx->allocate_output(0, out_shape));
     if (out->NumElements() == 0) return;
 
-    blas::GemmArgs<GemmType<T>> args;
-    args.trans_a = adj_x_;
-    args.trans_b = adj_y_;
-    args.m = m;
-    args.n = n;
-    args.k = k;
-    args.lda = x_cols;
-    args.ldb = y_cols;
-    args.ldc = n;
+    // Per-matrix dims and leading dimensions; Products points them at each matrix.
+    const blas::GemmArgs<GemmType<T>> args = blas::DenseProduct<GemmType<T>>(
+        m, n, k, adj_x_, adj_y_, nullptr, nullptr, nullptr);
     if constexpr (kIsHalfOrBfloat16<T>) {
       OP_ASSIGN_OR_RETURN(ctx, const Tensor x_float, HalfToFloat<T>(ctx, x));
       OP_ASSIGN_OR_RETURN(ctx, const Tensor y_float, HalfToFloat<T>(ctx, y));

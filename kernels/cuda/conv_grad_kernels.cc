@@ -349,21 +349,7 @@ absl::StatusOr<WindowGeometry> PoolGeometry(const std::vector<int64_t>& in, cons
                                             bool check_pads) {
   WindowDim rows{in[l.height], ksize[l.height], strides[l.height], 1, pads[0], pads[1]};
   WindowDim cols{in[l.width], ksize[l.width], strides[l.width], 1, pads[2], pads[3]};
-  if (check_pads) {  // max_pool_grad_op.cc's CheckExplicitPads (TF's PoolParameters)
-    const struct {
-      const char* side;
-      int64_t pad, window;
-    } sides[] = {{"Top", rows.pad_before, rows.size},
-                 {"Bottom", rows.pad_after, rows.size},
-                 {"Left", cols.pad_before, cols.size},
-                 {"Right", cols.pad_after, cols.size}};
-    for (const auto& s : sides) {
-      if (s.pad >= s.window) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            s.side, " padding ", s.pad, " needs to be smaller than the window size ", s.window));
-      }
-    }
-  }
+  if (check_pads) DFLOW_RETURN_IF_ERROR(CheckExplicitPoolPads(rows, cols));
   DFLOW_RETURN_IF_ERROR(ComputeWindow(padding, &rows));
   DFLOW_RETURN_IF_ERROR(ComputeWindow(padding, &cols));
   WindowGeometry g;

@@ -27,24 +27,6 @@ namespace {
 
 using ResourceVariable = VariableStore::ResourceVariable;
 
-// The product a x b (transposed as the flags say) as GEMM arguments into `c`.
-blas::GemmArgs<float> ProductArgs(const Tensor& a, const Tensor& b, const MatMulDims& d,
-                                  bool transpose_a, bool transpose_b, float* c) {
-  blas::GemmArgs<float> args;
-  args.trans_a = transpose_a;
-  args.trans_b = transpose_b;
-  args.m = d.m;
-  args.n = d.n;
-  args.k = d.k;
-  args.a = a.data<float>();
-  args.lda = transpose_a ? d.m : d.k;
-  args.b = b.data<float>();
-  args.ldb = transpose_b ? d.k : d.n;
-  args.c = c;
-  args.ldc = d.n;
-  return args;
-}
-
 class ApplyGradientDescentMatMulOp : public OpKernel {
  public:
   explicit ApplyGradientDescentMatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -58,11 +40,8 @@ class ApplyGradientDescentMatMulOp : public OpKernel {
     const Tensor& b = ctx->input(3);
     OP_ASSIGN_OR_RETURN(ctx, const MatMulDims d,
                         GetMatMulDims(a.shape(), b.shape(), transpose_a_, transpose_b_));
-    OP_ASSIGN_OR_RETURN(ctx, std::shared_ptr<ResourceVariable> var, FindVariableInput(*ctx, 0));
-    OP_REQUIRES(ctx, var->dtype == DT_FLOAT,
-                absl::InvalidArgumentError(
-                    absl::StrCat("Trying to add to variable with wrong dtype. Expected ",
-                                 DataTypeString(DT_FLOAT), " got ", DataTypeString(var->dtype))));
+    OP_ASSIGN_OR_RETURN(ctx, std::shared_ptr<ResourceVariable> var,
+                        ExistingVariable(*ctx, DT_FLOAT, "add to"));
     absl::MutexLock lock(&var->mu);
     OP_REQUIRES(ctx, var->value.IsInitialized(),
                 VariableNotFound(ctx->input(0).scalar<ResourceHandleProto>()));
@@ -72,8 +51,7 @@ class ApplyGradientDescentMatMulOp : public OpKernel {
                     "var and delta do not have the same shape", var->value.shape().DebugString(),
                     " ", delta_shape.DebugString())));
     if (var->value.IsSoleOwner()) {
-      blas::GemmArgs<float> args =
-          ProductArgs(a, b, d, transpose_a_, transpose_b_, var->value.data<float>());
+      blas::GemmArgs<float> args = Product(a, b, d, var->value.data<float>());
       args.alpha = static_cast<float>(-alpha);
       args.beta = 1.0f;
       OP_REQUIRES_OK(ctx, blas::ParallelGemm(ctx->pool(), NumThreads(ctx), args,
@@ -82,13 +60,19 @@ class ApplyGradientDescentMatMulOp : public OpKernel {
     }
     OP_ASSIGN_OR_RETURN(ctx, Tensor delta, ctx->allocate_temp(DT_FLOAT, delta_shape));
     OP_REQUIRES_OK(ctx, blas::ParallelGemm(ctx->pool(), NumThreads(ctx),
-                                           ProductArgs(a, b, d, transpose_a_, transpose_b_,
-                                                       delta.data<float>()),
+                                           Product(a, b, d, delta.data<float>()),
                                            ctx->cancellation()));
     OP_REQUIRES_OK(ctx, AddScaled(ctx, -alpha, delta, &var->value));
   }
 
  private:
+  // The product a x b (transposed as the attrs say) into `c`.
+  blas::GemmArgs<float> Product(const Tensor& a, const Tensor& b, const MatMulDims& d,
+                                float* c) const {
+    return blas::DenseProduct(d.m, d.n, d.k, transpose_a_, transpose_b_, a.data<float>(),
+                              b.data<float>(), c);
+  }
+
   bool transpose_a_ = false;
   bool transpose_b_ = false;
 };

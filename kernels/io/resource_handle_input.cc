@@ -53,4 +53,19 @@ absl::Status VarHandleFromAttrs(OpKernelConstruction* ctx, ResourceHandleProto* 
   return absl::OkStatus();
 }
 
+absl::Status WrongDtype(absl::string_view what, DataType expected, DataType got) {
+  return absl::InvalidArgumentError(absl::StrCat("Trying to ", what,
+                                                 " variable with wrong dtype. Expected ",
+                                                 DataTypeString(expected), " got ",
+                                                 DataTypeString(got)));
+}
+
+absl::StatusOr<std::shared_ptr<VariableStore::ResourceVariable>> ExistingVariable(
+    const OpKernelContext& ctx, DataType dtype, absl::string_view what) {
+  DFLOW_ASSIGN_OR_RETURN(std::shared_ptr<VariableStore::ResourceVariable> var,
+                         FindVariableInput(ctx, 0));
+  if (var->dtype != dtype) return WrongDtype(what, dtype, var->dtype);  // TF's order
+  return var;
+}
+
 }  // namespace dflow

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "proto/resource_handle.pb.h"
 #include "runtime/op_kernel.h"
 #include "runtime/variable_store.h"
@@ -28,6 +29,14 @@ absl::Status VariableNotFound(const ResourceHandleProto& h);
 // when there is none.
 absl::StatusOr<std::shared_ptr<VariableStore::ResourceVariable>> FindVariableInput(
     const OpKernelContext& ctx, int index);
+
+// TF's "Trying to <what> variable with wrong dtype. Expected <expected> got <got>".
+absl::Status WrongDtype(absl::string_view what, DataType expected, DataType got);
+
+// The variable behind input 0, holding `dtype` (WrongDtype otherwise, `what` naming the
+// access: "read", "add to"); VariableNotFound when there is none.
+absl::StatusOr<std::shared_ptr<VariableStore::ResourceVariable>> ExistingVariable(
+    const OpKernelContext& ctx, DataType dtype, absl::string_view what);
 
 }  // namespace dflow
 

@@ -46,22 +46,6 @@ class VarHandleOp : public CheapOpKernel {
   ResourceHandleProto handle_;
 };
 
-absl::Status WrongDtype(absl::string_view what, DataType expected, DataType got) {
-  return absl::InvalidArgumentError(absl::StrCat("Trying to ", what,
-                                                 " variable with wrong dtype. Expected ",
-                                                 DataTypeString(expected), " got ",
-                                                 DataTypeString(got)));
-}
-
-// The existing, initialized variable behind input 0, holding `dtype`.
-absl::StatusOr<std::shared_ptr<ResourceVariable>> ExistingVariable(const OpKernelContext& ctx,
-                                                                   DataType dtype,
-                                                                   absl::string_view what) {
-  DFLOW_ASSIGN_OR_RETURN(std::shared_ptr<ResourceVariable> var, FindVariableInput(ctx, 0));
-  if (var->dtype != dtype) return WrongDtype(what, dtype, var->dtype);  // TF's order
-  return var;
-}
-
 class ReadVariableOp : public CheapOpKernel {
  public:
   explicit ReadVariableOp(OpKernelConstruction* ctx) : CheapOpKernel(ctx) {
