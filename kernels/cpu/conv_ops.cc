@@ -358,11 +358,11 @@ class Conv2DOp : public OpKernel {
   explicit Conv2DOp(OpKernelConstruction* c, bool depthwise = false)
       : OpKernel(c), depthwise_(depthwise) {
     OP_ASSIGN_OR_RETURN(c, attrs_, ParseConvAttrs(c));
-    if (c->HasAttr("fused_ops")) OP_REQUIRES_OK(c, ParseFusion(c));
-    if (c->HasAttr("pool_ksize")) {
+    if (c->HasAttr("pool_ksize")) {  // first: ParseFusion refuses an Add with a pool
       OP_ASSIGN_OR_RETURN(c, PoolAttrs pool, ParsePoolAttrs(c, attrs_.layout));
       pool_ = std::move(pool);
     }
+    if (c->HasAttr("fused_ops")) OP_REQUIRES_OK(c, ParseFusion(c));
     OP_ASSIGN_OR_RETURN(c, engine_, onednn::MakeCpuEngine());
     OP_ASSIGN_OR_RETURN(c, dense_, DenseLayer::Create(fusion_.activation));
     if (fusion_.add) {

@@ -182,5 +182,25 @@ TEST_CASE("_DflowFusedConv2DMaxPool rejects a pool over the depth", "[fused][con
   CHECK(std::string(got.status().message()).find("pool_ksize") != std::string::npos);
 }
 
+TEST_CASE("_DflowFusedConv2DMaxPool refuses a fused Add", "[fused][conv][pool]") {
+  // Its kernel pools slices of scratch the sum post-op would read as the addend.
+  Case c{"", {2, 8, 8, 1}, {3, 3, 1, 4}, "SAME", {}, {2, 2}, {2, 2}, "VALID"};
+  NodeDef fused = ConvNode(c, "_DflowFusedConv2DMaxPool", "");
+  auto& attrs = *fused.mutable_attr();
+  attrs["pool_ksize"] = IntList({1, 2, 2, 1});
+  attrs["pool_strides"] = IntList({1, 2, 2, 1});
+  attrs["pool_padding"] = Str("VALID");
+  attrs["fused_ops"] = Strings({"BiasAdd", "Add", "Relu"});
+  attrs["num_args"].set_i(2);
+  attrs["TArgs"].mutable_list()->add_type(DT_FLOAT);
+  absl::StatusOr<Tensor> got =
+      RunOn(DeviceWithThreads(1), fused,
+            {Random(c.input, 1), Random(c.filter, 2), Random({4}, 3), Random({2, 8, 8, 4}, 4)});
+  REQUIRE_FALSE(got.ok());
+  CHECK(got.status().code() == absl::StatusCode::kUnimplemented);
+  CHECK(std::string(got.status().message()).find("Fusion is not implemented") !=
+        std::string::npos);
+}
+
 }  // namespace
 }  // namespace dflow
