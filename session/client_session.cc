@@ -12,15 +12,22 @@ absl::StatusOr<std::unique_ptr<ClientSession>> ClientSession::Create(const Scope
 
 absl::Status ClientSession::MaybeExtend() {
   absl::MutexLock lock(&mu_);
+  // Node ids only grow as the scope adds nodes, so an unchanged count means nothing new.
+  const int node_ids = scope_.graph()->num_node_ids();
+  if (node_ids == node_ids_seen_ && scope_.ok()) return absl::OkStatus();
   GraphDef full;
   DFLOW_RETURN_IF_ERROR(scope_.ToGraphDef(&full));
-  if (full.node_size() == nodes_sent_) return absl::OkStatus();
+  if (full.node_size() == nodes_sent_) {
+    node_ids_seen_ = node_ids;
+    return absl::OkStatus();
+  }
   GraphDef added;
   *added.mutable_versions() = full.versions();
   *added.mutable_library() = full.library();
   for (int i = nodes_sent_; i < full.node_size(); ++i) *added.add_node() = full.node(i);
   DFLOW_RETURN_IF_ERROR(session_->Extend(added));
   nodes_sent_ = full.node_size();
+  node_ids_seen_ = node_ids;
   return absl::OkStatus();
 }
 

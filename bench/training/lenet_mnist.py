@@ -256,6 +256,9 @@ SEED_RE = re.compile(r"model (\S+), (\d+) device\(s\): test accuracy ([0-9.]+) a
                      r"steps \(training ([0-9.]+) s, ([0-9.]+) images/s\)")
 
 
+SIM_ENV = {"DFLOW_SIMULATED_GPUS": "2", "DFLOW_SIMULATED_GPU_OPTIONS": "compute_threads=1"}
+
+
 def seed_configs():
   t1, t2 = thread_config(1), thread_config(2)
   return [
@@ -263,9 +266,12 @@ def seed_configs():
       ("1 device, 2 threads", {}, [], t2),
       ("/cpu:0,/cpu:1, 2 threads", {}, ["--devices=/cpu:0,/cpu:1"],
        'device_count { key: "CPU" value: 2 } ' + t2),
-      ("sim /gpu:0, 2 threads", {"DFLOW_SIMULATED_GPUS": "2"}, ["--devices=/gpu:0"],
+      # Each simulated card computes on its compute stream's thread alone, as a real card
+      # computes beside the host (DFLOW_SIMULATED_GPU_OPTIONS compute_threads=1); the
+      # host's 2 threads run the CPU's part (variables, the averaging, the optimizer).
+      ("sim /gpu:0, 2 threads", SIM_ENV, ["--devices=/gpu:0"],
        "allow_soft_placement: true " + t2),
-      ("sim /gpu:0,/gpu:1, 2 threads", {"DFLOW_SIMULATED_GPUS": "2"},
+      ("sim /gpu:0,/gpu:1, 2 threads", SIM_ENV,
        ["--devices=/gpu:0,/gpu:1"], "allow_soft_placement: true " + t2),
   ]
 

@@ -1,5 +1,6 @@
 #include "runtime/sim/sim_device.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -26,6 +27,8 @@ class SharedCardMemory final : public SubAllocator {
 SimGpuOptions Normalized(SimGpuOptions options) {
   if (options.total_bytes <= 0) options.total_bytes = SimGpuOptions::kDefaultTotalBytes;
   if (options.memory_limit <= 0) options.memory_limit = options.total_bytes;
+  options.compute_threads =
+      std::clamp(options.compute_threads, 0, SimGpuOptions::kMaxComputeThreads);
   if (options.card_memory == nullptr) {
     options.card_memory =
         std::make_shared<HostSubAllocator>(static_cast<size_t>(options.total_bytes));
@@ -45,6 +48,19 @@ DeviceAttributes SimGpuAttributes(int tf_id, const SimGpuOptions& options) {
   return attributes;
 }
 
+std::unique_ptr<ThreadPool> OwnComputePool(int tf_id, const SimGpuOptions& options) {
+  if (options.compute_threads < 2) return nullptr;
+  return std::make_unique<ThreadPool>(options.compute_threads - 1,
+                                      absl::StrCat("GPU:", tf_id, "/compute_pool"));
+}
+
+// The pool a card's kernels shard over (SimGpuDevice::compute_pool()).
+ThreadPool* ComputePool(ThreadPool* session_pool, ThreadPool* own_pool,
+                        const SimGpuOptions& options) {
+  if (options.compute_threads == 0) return session_pool;
+  return own_pool;  // null for one thread: the kernels run their loops inline
+}
+
 std::unique_ptr<SimStream> MakeStream(Stream::Kind kind, int tf_id, uint64_t chaos_seed) {
   SimStreamOptions stream_options;
   stream_options.chaos_seed = chaos_seed;
@@ -60,8 +76,9 @@ SimGpuDevice::SimGpuDevice(int tf_id, ThreadPool* pool, SimGpuOptions options)
 SimGpuDevice::SimGpuDevice(int tf_id, ThreadPool* pool, SimGpuOptions options, int)
     : Device(SimGpuAttributes(tf_id, options)),
       tf_id_(tf_id),
-      pool_(pool),
-      options_(std::move(options)) {
+      options_(std::move(options)),
+      own_pool_(OwnComputePool(tf_id, options_)),
+      pool_(ComputePool(pool, own_pool_.get(), options_)) {
   BfcOptions bfc;
   bfc.name = absl::StrCat("GPU_", tf_id, "_bfc");
   bfc.memory_limit = static_cast<size_t>(options_.memory_limit);

@@ -8,7 +8,12 @@
 //  - four SimStreams: compute, host_to_device, device_to_host, device_to_device;
 //  - host_allocator(): ProcessSimHostAllocator(), like a CUDA GPU's pinned host memory;
 //  - copier(): a SimGpuCopier (sim_copier.h) copying on those streams with TF's ordering;
-//  - compute_pool(): the session's pool (borrowed);
+//  - compute_pool(): where its kernels shard their loops. By default the session's pool
+//    (borrowed), shared with the CPU and every other simulated GPU; with
+//    SimGpuOptions::compute_threads = N >= 1 the card computes on its own, as a real one
+//    does: its compute stream's thread alone (N = 1: no pool) or with a pool of N - 1
+//    threads of its own, so that two GPUs compute side by side instead of taking turns
+//    on the host's cores (the multi-GPU speed experiments of issue 13);
 //  - DeviceAttributes: memory_limit = the BFC limit, physical_device_desc
 //    "device: <tf_id>, name: dflow simulated GPU, pci bus id: sim:<physical index>,
 //     compute capability: 9.0 (simulated)".
@@ -67,6 +72,10 @@ struct SimGpuOptions {
   //  - copy_delay_micros: every copy takes at least this long on its stream (a slow bus),
   //    for timeouts that must strike while a copy is in flight.
   int64_t copy_delay_micros = 0;
+  // Threads the card computes with (see compute_pool() above): 0 = the session's pool;
+  // N in [1, kMaxComputeThreads] = its compute stream plus N - 1 threads of its own.
+  static constexpr int kMaxComputeThreads = 256;
+  int compute_threads = 0;
 };
 
 class SimGpuDevice final : public Device {
@@ -76,7 +85,7 @@ class SimGpuDevice final : public Device {
   ~SimGpuDevice() override;
 
   BfcAllocator* allocator() override { return allocator_.get(); }
-  ThreadPool* compute_pool() override { return pool_; }
+  ThreadPool* compute_pool() override { return pool_; }  // may be null: run inline
   bool IsAccelerator() const override { return true; }
   DeviceCopier* copier() override;
   // ProcessSimHostAllocator() (sim_host_allocator.h): the stand-in for pinned host memory.
@@ -99,8 +108,12 @@ class SimGpuDevice final : public Device {
   SimGpuDevice(int tf_id, ThreadPool* pool, SimGpuOptions options, int);
 
   const int tf_id_;
-  ThreadPool* const pool_;
   const SimGpuOptions options_;  // card_memory always set
+  // The card's own helper threads (compute_threads >= 2); destroyed after the streams,
+  // whose kernels use them.
+  std::unique_ptr<ThreadPool> own_pool_;
+  // The session's pool, own_pool_, or null (compute_threads == 1).
+  ThreadPool* const pool_;
   // Declared before the streams so that the streams (whose queued work may free memory)
   // are destroyed first.
   std::unique_ptr<BfcAllocator> allocator_;

@@ -15,7 +15,7 @@ namespace {
 absl::Status BadEntry(absl::string_view entry, absl::string_view why) {
   return absl::InvalidArgumentError(
       absl::StrCat(kSimulatedGpuOptionsEnv, ": bad entry '", entry, "': ", why,
-                   " (expected chaos_seed=N, peer_access=0|1, fail_copy=N, copy_delay_us=N)"));
+                   " (expected chaos_seed=N, peer_access=0|1, fail_copy=N, copy_delay_us=N, compute_threads=N)"));
 }
 
 }  // namespace
@@ -39,6 +39,12 @@ absl::Status ApplySimGpuSpec(absl::string_view spec, SimGpuOptions* options) {
       options->fail_copy_number = static_cast<int64_t>(value);
     } else if (key == "copy_delay_us") {
       options->copy_delay_micros = static_cast<int64_t>(value);
+    } else if (key == "compute_threads") {
+      if (value > SimGpuOptions::kMaxComputeThreads) {
+        return BadEntry(entry, absl::StrCat("compute_threads is at most ",
+                                            SimGpuOptions::kMaxComputeThreads));
+      }
+      options->compute_threads = static_cast<int>(value);
     } else {
       return BadEntry(entry, "unknown key");
     }

@@ -9,6 +9,8 @@
 //   peer_access=0|1    SimGpuOptions::peer_access (0: GPU<->GPU copies staged via host)
 //   fail_copy=N        SimGpuOptions::fail_copy_number (each GPU's Nth copy fails)
 //   copy_delay_us=N    SimGpuOptions::copy_delay_micros
+//   compute_threads=N  SimGpuOptions::compute_threads (0 = the session's pool; N >= 1 =
+//                      each GPU computes with threads of its own, at most 256)
 #ifndef DFLOW_RUNTIME_SIM_SIM_GPU_SPEC_H_
 #define DFLOW_RUNTIME_SIM_SIM_GPU_SPEC_H_
 

@@ -53,6 +53,42 @@ TEST_CASE("A simulated GPU is named, typed and described like a GPU", "[sim_devi
   CHECK(device.card_memory()->total_bytes() == static_cast<size_t>(1024 * kMiB));
 }
 
+TEST_CASE("compute_threads gives a simulated GPU compute of its own", "[sim_device]") {
+  ThreadPool pool(2, "test");
+  SECTION("0: the session's pool, shared with the host") {
+    SimGpuDevice device(0, &pool, Options(64 * kMiB, 0));
+    CHECK(device.compute_pool() == &pool);
+  }
+  SECTION("1: the compute stream alone (kernels run their loops inline)") {
+    SimGpuOptions options = Options(64 * kMiB, 0);
+    options.compute_threads = 1;
+    SimGpuDevice device(0, &pool, options);
+    CHECK(device.compute_pool() == nullptr);
+  }
+  SECTION("N: the compute stream and N - 1 threads of the card's own") {
+    SimGpuOptions options = Options(64 * kMiB, 0);
+    options.compute_threads = 3;
+    SimGpuDevice device(0, &pool, options);
+    REQUIRE(device.compute_pool() != nullptr);
+    CHECK(device.compute_pool() != &pool);
+    CHECK(device.compute_pool()->NumThreads() == 2);
+    std::atomic<int64_t> sum{0};
+    device.compute_pool()->ParallelFor(1000, 100000, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) sum += i;
+    });
+    CHECK(sum.load() == 999 * 1000 / 2);
+  }
+  SECTION("out of range: clamped to [0, kMaxComputeThreads]") {
+    SimGpuOptions options = Options(64 * kMiB, 0);
+    options.compute_threads = 100000;
+    SimGpuDevice device(0, &pool, options);
+    CHECK(device.options().compute_threads == SimGpuOptions::kMaxComputeThreads);
+    options.compute_threads = -4;
+    SimGpuDevice shared(1, &pool, options);
+    CHECK(shared.compute_pool() == &pool);
+  }
+}
+
 TEST_CASE("Without a limit a simulated GPU may use its whole card", "[sim_device]") {
   ThreadPool pool(1, "test");
   SimGpuDevice device(0, &pool, Options(64 * kMiB, 0));

@@ -366,6 +366,27 @@ TEST_CASE("FULL_TRACE fills step stats per device and node", "[session]") {
   CHECK(saw_matmul);
 }
 
+TEST_CASE("A ClientSession's graph may grow between Runs, and its errors surface",
+          "[session]") {
+  Scope root = Scope::NewRootScope();
+  Output x = Placeholder(root.WithOpName("x"), DT_FLOAT);
+  Output y = Add(root.WithOpName("y"), x, x);
+  auto session = ClientSession::Create(root);
+  REQUIRE(session.ok());
+  std::vector<Tensor> out;
+  for (int i = 0; i < 3; ++i) {  // nothing new: the session is not extended again
+    REQUIRE((*session)->Run({{x, FloatTensor({1}, {1.5f})}}, {y}, &out).ok());
+    CHECK(ValuesOf<float>(out[0]) == std::vector<float>{3});
+  }
+  Output z = Mul(root.WithOpName("z"), y, y);  // added after the first Runs
+  REQUIRE((*session)->Run({{x, FloatTensor({1}, {1.5f})}}, {z}, &out).ok());
+  CHECK(ValuesOf<float>(out[0]) == std::vector<float>{9});
+  // A builder error after a Run reaches the next Run.
+  MatMul(root.WithOpName("bad"), Const(root, {1.f, 2.f}), Const(root, {3.f}));
+  absl::Status bad = (*session)->Run({{x, FloatTensor({1}, {1.5f})}}, {z}, &out);
+  CHECK_FALSE(bad.ok());
+}
+
 TEST_CASE("Extend adds nodes; reusing a name is rejected", "[session]") {
   auto session = NewSession();
   GraphDef first = testing::GraphFromText(R"(
