@@ -1,11 +1,11 @@
 // The filter gradient of a convolution (2-D or 3-D) on oneDNN's backward-weights
 // primitive, shared by Conv2DBackpropFilter and Conv3DBackpropFilter(V2).
 //
-// The primitive picks its own layouts (format any): with the graph's plain layouts oneDNN
-// falls back to an im2col GEMM, where its blocked kernels need only a reorder of each
-// operand. So each operand whose chosen layout is not the graph's is reordered (through
-// the step's allocator) and the result reordered back; where a chosen layout is the
-// graph's, nothing is copied.
+// The caller builds the primitive: the weights' layout is oneDNN's choice (given the
+// graph's, it falls back to an im2col GEMM), the images' too unless it has a direct
+// kernel for the graph's (Conv2DBackpropFilter's NHWC). Each operand whose chosen layout
+// is not the graph's is reordered (through the step's allocator) and the result
+// reordered back; where a chosen layout is the graph's, nothing is copied.
 //
 // The result is a sum over the batch: with several threads and enough work the batch is
 // split into shards (onednn::SplitBatch), each shard's gradient computed on its own

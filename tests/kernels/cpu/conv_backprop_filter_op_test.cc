@@ -157,6 +157,17 @@ TEST_CASE("Conv2DBackpropFilter matches the naive sum for VALID and SAME, stride
   }
 }
 
+// LeNet-5's layers take oneDNN's direct kernels on the NHWC images as they are (no
+// reorder; kernels/cpu/conv_backprop_filter_op.cc), over a batch large enough to shard.
+TEST_CASE("Conv2DBackpropFilter matches the naive sum on LeNet-5's layers",
+          "[kernels][conv_backprop_filter]") {
+  SECTION("28x28, 1 -> 6 channels, 5x5 SAME") { CheckCase({16, 28, 28, 1, 5, 5, 6, "SAME"}, 11); }
+  SECTION("14x14, 6 -> 16 channels, 5x5 VALID") { CheckCase({16, 14, 14, 6, 5, 5, 16}, 12); }
+  SECTION("odd channel counts, stride 2") {
+    CheckCase({5, 9, 11, 3, 3, 3, 5, "SAME", 2, 2}, 13);
+  }
+}
+
 TEST_CASE("Conv2DBackpropFilter matches the naive sum with dilation 2",
           "[kernels][conv_backprop_filter]") {
   SECTION("VALID") {
