@@ -79,6 +79,11 @@ bool IsConstantEnter(const Node& node) {
   return IsEnter(node) && constant != nullptr && constant->b();
 }
 
+bool IsV1ControlFlowOp(const Node& node) {
+  return IsEnter(node) || IsExit(node) || IsNextIteration(node) || IsMerge(node) ||
+         OpIs(node, "Switch") || OpIs(node, "LoopCond") || node.op() == "_SwitchN";
+}
+
 bool HasControlFlow(const Graph& graph) {
   for (const Node* node : graph.nodes()) {
     if (IsEnter(*node) || IsExit(*node) || IsNextIteration(*node) || IsMerge(*node)) {

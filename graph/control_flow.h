@@ -34,6 +34,11 @@ bool IsConstantEnter(const Node& node);
 // Whether `graph` has any node that needs frame-aware execution (Enter, Exit,
 // NextIteration or Merge).
 bool HasControlFlow(const Graph& graph);
+// Whether `node` is any op of TF 1.x control flow (Switch, _SwitchN, Merge, Enter, Exit,
+// NextIteration, LoopCond, and their Ref forms): with one of them in a graph, a tensor
+// may be dead and a control edge carries that deadness, even with no loop (a lone
+// Switch of tf.cond), so a rewrite that drops or moves control edges must not run.
+bool IsV1ControlFlowOp(const Node& node);
 
 struct StaticFrame {
   std::string name;             // the Enters' frame_name; "" for the root frame

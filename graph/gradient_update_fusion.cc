@@ -3,20 +3,13 @@
 #include <string>
 #include <vector>
 
+#include "graph/control_flow.h"
 #include "graph/node_def_util.h"
 #include "graph/rewrite_match.h"
 #include "graph/status_macros.h"
 
 namespace dflow {
 namespace {
-
-bool IsControlFlow(const Node& node) {
-  const std::string& op = node.op();
-  return op == "Switch" || op == "RefSwitch" || op == "Merge" || op == "RefMerge" ||
-         op == "Enter" || op == "RefEnter" || op == "Exit" || op == "RefExit" ||
-         op == "NextIteration" || op == "RefNextIteration" || op == "LoopCond" ||
-         op == "_SwitchN";
-}
 
 // A matched update: the MatMul, the Identity TF's gradient tuple puts between them (or
 // null), and the update.
@@ -103,7 +96,7 @@ absl::Status Rewrite(Graph* graph, const UpdateChain& chain) {
 
 absl::Status FuseGradientUpdates(Graph* graph) {
   for (const Node* node : graph->nodes()) {
-    if (IsControlFlow(*node)) return absl::OkStatus();
+    if (IsV1ControlFlowOp(*node)) return absl::OkStatus();
   }
   // By id, since a rewrite removes nodes; fused nodes get new ids and are not visited.
   const int num_ids = graph->num_node_ids();

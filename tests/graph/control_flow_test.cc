@@ -50,6 +50,28 @@ TEST_CASE("Nodes get the frame they run in; Enter opens the loop's frame",
   CHECK(OutermostLoop(*info, *graph->FindNode("ones")) == 0);
 }
 
+TEST_CASE("IsV1ControlFlowOp knows every op of TF 1 control flow, a lone Switch too",
+          "[graph][control_flow]") {
+  absl::StatusOr<std::unique_ptr<Graph>> graph = ImportGraphDef(testing::GraphFromText(R"(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_BOOL } } }
+    node { name: "sw" op: "Switch" input: "x" input: "p" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "merge" op: "Merge" input: "sw" input: "sw:1"
+           attr { key: "T" value { type: DT_FLOAT } } attr { key: "N" value { i: 2 } } }
+    node { name: "id" op: "Identity" input: "merge" attr { key: "T" value { type: DT_FLOAT } } })"));
+  INFO(graph.status().ToString());
+  REQUIRE(graph.ok());
+  CHECK(IsV1ControlFlowOp(*(*graph)->FindNode("sw")));
+  CHECK(IsV1ControlFlowOp(*(*graph)->FindNode("merge")));
+  CHECK_FALSE(IsV1ControlFlowOp(*(*graph)->FindNode("id")));
+  CHECK_FALSE(IsV1ControlFlowOp(*(*graph)->FindNode("x")));
+  std::unique_ptr<Graph> loop = WhileLoopGraph();
+  int loop_ops = 0;
+  for (const Node* node : loop->nodes()) loop_ops += IsV1ControlFlowOp(*node) ? 1 : 0;
+  CHECK(loop_ops > 0);
+  CHECK(HasControlFlow(*loop));
+}
+
 TEST_CASE("A node fed from inside and outside a loop is rejected", "[graph][control_flow]") {
   std::unique_ptr<Graph> graph = WhileLoopGraph(
       "node { name: 'mixed' op: 'Add' input: 'while/Identity' input: 'Const'"
