@@ -7,7 +7,8 @@
 // cached per sub-batch shape. The batch is split over the session's pool; each shard
 // runs the primitive single-threaded (dnnl_util.h explains why). An NHWC batch smaller
 // than the pool (a batch of 1) is split into bands of output rows instead
-// (conv_row_bands.h), so that serving one image uses every thread.
+// (conv_row_bands.h), so that serving one image uses every thread; an image with too few
+// output rows for bands splits its output channels (conv_channel_blocks.h).
 //
 // TF semantics: strides/dilations are 4-vectors in data_format order with batch and
 // depth entries 1; SAME padding puts the odd pad after; EXPLICIT takes 8 pads in
@@ -42,6 +43,8 @@
 // slices would leave threads idle: a batch of 1 ran VGG16's pooled layers on one
 // thread), convolve the whole batch, then pool, each over every thread.
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +53,7 @@
 #include "absl/types/span.h"
 #include "graph/fusion.h"
 #include "graph/status_macros.h"
+#include "kernels/cpu/conv_channel_blocks.h"
 #include "kernels/cpu/conv_column_fold.h"
 #include "kernels/cpu/conv_row_bands.h"
 #include "kernels/cpu/conv_winograd.h"
@@ -564,6 +568,13 @@ class Conv2DOp : public OpKernel {
     const onednn::BatchSplit split = onednn::SplitBatch(g.batch, g.FlopsPerImage(), threads);
     const int64_t bands = RowBandCount(g, threads);
     if (bands > 1) {
+      // Few rows to band: blocks of output channels instead (conv_channel_blocks.h), for
+      // a constant filter (its slices are packed once) and no fused Add (whose addend
+      // the sum post-op reads from the destination).
+      const ChannelBlocks blocks = SplitOutputChannels(g.out_depth, g.rows.output, threads);
+      if (blocks.count > 1 && filter_constant && !f.add && g.groups == 1) {
+        return RunChannelBlocks(ctx, g, blocks, filter, bias, out, f);
+      }
       DFLOW_ASSIGN_OR_RETURN(bool done,
                              RunRowBands(ctx, g, bands, filter, filter_constant, bias, out, f));
       if (done) return absl::OkStatus();
@@ -641,6 +652,75 @@ class Conv2DOp : public OpKernel {
           return absl::OkStatus();
         }));
     return true;
+  }
+
+  // The plan for output channels [first, first + sub.out_depth) of `g`'s convolution:
+  // its primitive, and the filter's slice packed once (per block: slices of equal size
+  // share a layout, so each block has its own cache).
+  absl::StatusOr<ConvPlan> BlockPlan(const ConvGeometry& g, const ConvGeometry& sub,
+                                     int64_t index, int64_t first, const Tensor& filter,
+                                     const ConvFusion& f) {
+    ConvPlan plan;
+    std::vector<int64_t> key = sub.Key(sub.batch);
+    key.push_back(f.Key());
+    DFLOW_ASSIGN_OR_RETURN(plan.primitives, primitives_.GetOrCreate(key, [&] {
+      return MakeConvPrimitives(attrs_, f, sub, sub.batch, engine_.get());
+    }));
+    const int64_t fh = g.rows.size, fw = g.cols.size, ic = g.filter_depth, oc = g.out_depth;
+    DFLOW_ASSIGN_OR_RETURN(dnnl_memory_desc_t slice,
+                           onednn::StridedDesc({sub.out_depth, ic, fh, fw},
+                                               {1, oc, fw * ic * oc, ic * oc}));
+    DFLOW_ASSIGN_OR_RETURN(
+        plan.packed, block_filters_[index].Get(engine_.get(), filter, slice, *plan.WeightsMd(),
+                                               /*constant=*/true, first * sizeof(float)));
+    plan.weights = plan.packed != nullptr ? plan.packed->buffer.get()
+                                          : static_cast<const void*>(filter.data<float>() + first);
+    return plan;
+  }
+
+  // The convolution as `blocks` blocks of output channels, one pool task each: each
+  // convolves the whole input with its slice of the filter into a dense scratch, then
+  // copies its channels into the output.
+  absl::Status RunChannelBlocks(OpKernelContext* ctx, const ConvGeometry& g,
+                                const ChannelBlocks& blocks, const Tensor& filter,
+                                const float* bias, Tensor* out, const ConvFusion& f) {
+    std::vector<ConvGeometry> subs;
+    std::vector<ConvPlan> plans;
+    for (int64_t j = 0; j < blocks.count; ++j) {
+      ConvGeometry sub = g;
+      sub.out_depth = std::min(blocks.block, g.out_depth - j * blocks.block);
+      DFLOW_ASSIGN_OR_RETURN(ConvPlan plan, BlockPlan(g, sub, j, j * blocks.block, filter, f));
+      subs.push_back(sub);
+      plans.push_back(std::move(plan));
+    }
+    const int64_t pixels = g.batch * g.rows.output * g.cols.output;
+    const int64_t block_floats = (pixels * blocks.block + 15) / 16 * 16;  // 64-byte aligned
+    DFLOW_ASSIGN_OR_RETURN(Tensor staged, ctx->allocate_temp(
+                                              DT_FLOAT, TensorShape({blocks.count, block_floats})));
+    PlanScratch scratch;
+    DFLOW_RETURN_IF_ERROR(scratch.Allocate(ctx, plans, blocks.count));
+    const float* in_data = ctx->input(0).data<float>();
+    float* out_data = out->data<float>();
+    const double flops_per_block = g.FlopsPerImage() * static_cast<double>(g.batch) /
+                                   static_cast<double>(blocks.count);
+    return onednn::RunShards(
+        ctx, blocks.count, onednn::BatchSplit{blocks.count, 1}, flops_per_block,
+        [&](int64_t first, int64_t count) -> absl::Status {
+          for (int64_t j = first; j < first + count; ++j) {
+            const ConvGeometry& sub = subs[j];
+            const int64_t channel = j * blocks.block;
+            DFLOW_ASSIGN_OR_RETURN(const dnnl_memory_desc_t bias_md, BiasDesc(sub));
+            float* block = staged.data<float>() + j * block_floats;
+            DFLOW_RETURN_IF_ERROR(ExecutePlan(plans[j], in_data,
+                                              bias != nullptr ? bias + channel : nullptr,
+                                              bias_md, block, scratch.Slot(j)));
+            for (int64_t p = 0; p < pixels; ++p) {
+              std::memcpy(out_data + p * g.out_depth + channel, block + p * sub.out_depth,
+                          sizeof(float) * sub.out_depth);
+            }
+          }
+          return absl::OkStatus();
+        });
   }
 
   // Each shard convolves slices of `slice` images into its own scratch and pools them
@@ -773,6 +853,8 @@ class Conv2DOp : public OpKernel {
   onednn::ShapeCache<ConvPrimitives> primitives_;
   onednn::ShapeCache<onednn::Primitive> pool_primitives_;
   onednn::PackedWeightsCache packed_filters_;
+  // The filter slices of RunChannelBlocks, one cache per block.
+  std::array<onednn::PackedWeightsCache, kMaxChannelBlocks> block_filters_;
 };
 
 }  // namespace

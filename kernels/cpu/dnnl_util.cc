@@ -439,8 +439,11 @@ absl::StatusOr<std::shared_ptr<const PackedWeights>> PackedWeightsCache::Find(
 
 absl::StatusOr<std::shared_ptr<const PackedWeights>> PackedWeightsCache::Get(
     dnnl_engine_t engine, const Tensor& source, const dnnl_memory_desc_t& plain_md,
-    const dnnl_memory_desc_t& packed_md, bool constant) {
+    const dnnl_memory_desc_t& packed_md, bool constant, size_t offset_bytes) {
   if (dnnl_memory_desc_equal(&plain_md, &packed_md)) return nullptr;
+  if (offset_bytes != 0 && !constant) {
+    return absl::InternalError("PackedWeightsCache: an offset needs a constant source");
+  }
   const char* values = static_cast<const char*>(source.raw_data());
   const size_t bytes = source.TotalBytes();
   {
@@ -458,7 +461,8 @@ absl::StatusOr<std::shared_ptr<const PackedWeights>> PackedWeightsCache::Get(
   } else {
     packed->plain.assign(values, values + bytes);
   }
-  DFLOW_ASSIGN_OR_RETURN(packed->buffer, Reorder(engine, plain_md, values, packed_md));
+  DFLOW_ASSIGN_OR_RETURN(packed->buffer,
+                         Reorder(engine, plain_md, values + offset_bytes, packed_md));
   std::lock_guard<std::mutex> lock(mu_);
   if (entries_.size() >= kMaxEntries) entries_.erase(entries_.begin());
   entries_.push_back(packed);

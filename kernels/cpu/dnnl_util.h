@@ -214,11 +214,16 @@ class PackedWeightsCache {
   // `constant`: `source` is a constant input (the same values in every step), so an
   // entry made from this very buffer is found without comparing values (a megabyte
   // memcmp costs tens of microseconds next to a small-batch GEMM).
+  // `offset_bytes`: the plain values start that far into `source` (a slice of a
+  // constant filter, conv_channel_blocks.h); only with `constant`, and an entry is then
+  // told from another slice of the same source by `plain_md` alone, so a cache holds the
+  // slices of one layout at one offset.
   absl::StatusOr<std::shared_ptr<const PackedWeights>> Get(dnnl_engine_t engine,
                                                            const Tensor& source,
                                                            const dnnl_memory_desc_t& plain_md,
                                                            const dnnl_memory_desc_t& packed_md,
-                                                           bool constant = false);
+                                                           bool constant = false,
+                                                           size_t offset_bytes = 0);
   // The entry packed from values equal to `source`'s, or nullptr when there is none (or
   // the layouts are equal); never packs.
   absl::StatusOr<std::shared_ptr<const PackedWeights>> Find(const Tensor& source,

@@ -243,6 +243,7 @@ struct FusedConvCase {
   // Winograd adds the bias in its own order: sums of 576 terms up to 4 in magnitude
   // (about 50) then differ from the unfused ones by float rounding, ~1e-4.
   double eps = 1e-5;
+  bool constant_filter = false;  // a Const filter (packed once; channel blocks may apply)
 };
 
 TEST_CASE("_FusedConv2D equals Conv2D, BiasAdd and the activation", "[fused][conv]") {
@@ -257,7 +258,13 @@ TEST_CASE("_FusedConv2D equals Conv2D, BiasAdd and the activation", "[fused][con
       FusedConvCase{"NCHW whole window (not a product in NCHW)", {4, 3, 5, 5}, {5, 5, 3, 7},
                     "VALID", {}, "NCHW"},
       FusedConvCase{"3x3, 64 channels: Winograd with the post-ops", {1, 28, 28, 64},
-                    {3, 3, 64, 64}, "SAME", {}, "NHWC", {1, 1, 1, 1}, 3e-4});
+                    {3, 3, 64, 64}, "SAME", {}, "NHWC", {1, 1, 1, 1}, 3e-4},
+      // conv_channel_blocks.h: one image with few output rows, a Const filter, 2 threads.
+      // (>= 8 MFLOP, so that the image is split at all: 2 blocks of 48; 48 + 22.)
+      FusedConvCase{"7x7, constant filter: blocks of output channels", {1, 7, 7, 128},
+                    {3, 3, 128, 96}, "SAME", {}, "NHWC", {1, 1, 1, 1}, 2e-5, true},
+      FusedConvCase{"5x5, constant filter, channels not a multiple of 16", {1, 5, 5, 320},
+                    {3, 3, 320, 70}, "SAME", {}, "NHWC", {1, 1, 1, 1}, 2e-5, true});
   const std::string activation = GENERATE(std::string(), std::string("Relu"),
                                           std::string("Relu6"));
   INFO(c.label << " " << activation);
@@ -282,8 +289,12 @@ TEST_CASE("_FusedConv2D equals Conv2D, BiasAdd and the activation", "[fused][con
   AttrValue targs;
   targs.mutable_list()->add_type(DT_FLOAT);
   fused.Attr("num_args", 1).Attr("TArgs", targs).Attr("fused_ops", Strings(FusedOps(activation)));
+  if (c.constant_filter) fused.Attr(kConstantInputsAttr, IntList({1}));
   fused.Input(input).Input(filter).Input(bias);
   const Tensor got = RunOp(fused);
+  if (c.constant_filter) {  // the packed slices found again by a second run
+    CheckNear(Values<float>(RunOp(fused)), Values<float>(want), c.eps);
+  }
   CHECK(testing::DimsOf(got) == testing::DimsOf(want));
   CheckNear(Values<float>(got), Values<float>(want), c.eps);
 }
