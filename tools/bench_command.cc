@@ -1,5 +1,6 @@
 #include "tools/bench_command.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -244,7 +245,26 @@ absl::Status RunInitOps(Workload& workload, const std::vector<std::string>& ops)
 struct Measurement {
   double first_run_ms = 0;
   std::vector<double> run_ms;
+  // The whole process over the timed runs, per run (getrusage): context switches of all
+  // its threads (a sleeping thread woken costs 50-80 us on a VM) and CPU time (spinning
+  // included), to tell where a step's wall time goes besides its kernels.
+  double context_switches_per_run = 0;
+  double cpu_ms_per_run = 0;
 };
+
+// The process's context switches (voluntary and involuntary) and CPU time so far.
+struct ProcessUsage {
+  int64_t context_switches = 0;
+  double cpu_ms = 0;
+};
+
+ProcessUsage CurrentUsage() {
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  auto ms = [](const timeval& t) { return t.tv_sec * 1e3 + t.tv_usec / 1e3; };
+  return {static_cast<int64_t>(usage.ru_nvcsw + usage.ru_nivcsw),
+          ms(usage.ru_utime) + ms(usage.ru_stime)};
+}
 
 // Rule 5: a progress line about once a second once the runs have taken 2 s.
 class Progress {
@@ -293,12 +313,17 @@ absl::StatusOr<Measurement> Measure(Workload& workload, const BenchOptions& opti
     progress.Update(i + 1, {ms});
   }
   measurement.run_ms.reserve(options.runs);
+  const ProcessUsage before = CurrentUsage();
   for (int i = 0; i < options.runs; ++i) {
     DFLOW_ASSIGN_OR_RETURN(double ms, run_once());
     if (options.warmup == 0 && i == 0) measurement.first_run_ms = ms;
     measurement.run_ms.push_back(ms);
     progress.Update(options.warmup + i + 1, measurement.run_ms);
   }
+  const ProcessUsage after = CurrentUsage();
+  measurement.context_switches_per_run =
+      static_cast<double>(after.context_switches - before.context_switches) / options.runs;
+  measurement.cpu_ms_per_run = (after.cpu_ms - before.cpu_ms) / options.runs;
   return measurement;
 }
 
@@ -369,7 +394,10 @@ std::string BenchJson(const std::string& model, const Workload& workload,
       ", \"p90\": ", Number(stats.p90), ", \"max\": ", Number(stats.max),
       ", \"mean\": ", Number(stats.mean), "}, \"throughput\": {\"runs_per_s\": ",
       Number(runs_per_s), ", \"items_per_s\": ", Number(runs_per_s * batch),
-      "}, \"samples_ms\": [", absl::StrJoin(samples, ", "), "]",
+      "}, \"process_per_run\": {\"context_switches\": ",
+      Number(measurement.context_switches_per_run), ", \"cpu_ms\": ",
+      Number(measurement.cpu_ms_per_run), "}, \"samples_ms\": [",
+      absl::StrJoin(samples, ", "), "]",
       profile.empty() ? "" : absl::StrCat(", \"profile\": ", profile), "}\n");
 }
 
@@ -438,7 +466,10 @@ std::string BenchText(const std::string& model, const Workload& workload,
                   absl::StrFormat("throughput: %.2f runs/s", runs_per_s));
   if (batch > 0) absl::StrAppend(&text, absl::StrFormat(", %.2f items/s (batch %d)",
                                                         runs_per_s * batch, batch));
-  absl::StrAppend(&text, "\n");
+  absl::StrAppend(&text, "\n",
+                  absl::StrFormat("process per run: %.1f context switches, %.3f ms CPU\n",
+                                  measurement.context_switches_per_run,
+                                  measurement.cpu_ms_per_run));
   return text;
 }
 

@@ -364,11 +364,14 @@ lat = doc["latency_ms"]
 assert 0 < lat["min"] <= lat["median"] <= lat["p90"] <= lat["max"], lat
 assert abs(doc["throughput"]["items_per_s"] - 4 * doc["throughput"]["runs_per_s"]) < 1e-6 * doc["throughput"]["items_per_s"], doc
 assert doc["fetches"], doc
+proc = doc["process_per_run"]
+assert proc["context_switches"] >= 0 and proc["cpu_ms"] >= 0, proc
 ' "$TMP/out" || fail "bench lenet JSON: $(cat "$TMP/out")"
 out=$("$DFLOW" bench --graph="$LENET" --feed=keep_prob=1 --runs=3 --warmup=0 --shape=input=2,784 --fetch=output 2>&1) || fail "bench text: $out"
 echo "$out" | grep -q "^input: input float32 \[2,784\] (synthetic)$" || fail "bench text input: $out"
 echo "$out" | grep -q "^latency ms: min [0-9.]*  median [0-9.]*  p90 [0-9.]*  max [0-9.]*  mean [0-9.]*$" || fail "bench text latency: $out"
 echo "$out" | grep -q "items/s (batch 2)$" || fail "bench text throughput: $out"
+echo "$out" | grep -q "^process per run: [0-9.]* context switches, [0-9.]* ms CPU$" || fail "bench text process: $out"
 "$DFLOW" bench --graph="$LENET" --runs=0 2>"$TMP/err"; [ $? -eq 1 ] || fail "bench runs=0 exit"
 grep -q "^INVALID_ARGUMENT: --runs=0: expected an integer >= 1" "$TMP/err" || fail "bench runs=0: $(cat "$TMP/err")"
 "$DFLOW" bench --graph="$LENET" --shape=input=2,x 2>"$TMP/err"; [ $? -eq 1 ] || fail "bench bad shape exit"
