@@ -437,15 +437,11 @@ absl::Status FuseCpuOps(Graph* graph) {
     if (IsConvolution(*node) && OnCpu(*node) && IsFloat(*node)) convs.push_back(node);
   }
   for (Node* conv : convs) FoldPadIntoConv(graph, conv);
-  // By id, since a rewrite removes nodes later in the list; fused nodes get new ids and
-  // are not visited (they are no chain's root).
-  const int num_ids = graph->num_node_ids();
-  for (int id = 0; id < num_ids; ++id) {
-    Node* node = graph->FindNodeId(id);
-    if (node == nullptr) continue;
+  // Fused nodes are no chain's root, so the walk need not see them.
+  DFLOW_RETURN_IF_ERROR(ForEachNodeById(graph, [graph](Node* node) {
     std::optional<Chain> chain = MatchChain(node);
-    if (chain.has_value()) DFLOW_RETURN_IF_ERROR(Rewrite(graph, *chain));
-  }
+    return chain.has_value() ? Rewrite(graph, *chain) : absl::OkStatus();
+  }));
   // Weight-gradient MatMuls into their gradient-descent updates; ReluGrads into the
   // MaxPoolGrads before them.
   DFLOW_RETURN_IF_ERROR(FuseGradientUpdates(graph));
@@ -460,15 +456,10 @@ absl::Status FuseCpuOps(Graph* graph) {
   DFLOW_RETURN_IF_ERROR(FuseResidualAdds(graph));
   // Per-channel Mul -> Add [-> activation] chains that no convolution took.
   DFLOW_RETURN_IF_ERROR(FuseScaleShift(graph));
-  // Then each fused convolution with its MaxPool (both nodes are replaced; ids again).
-  const int fused_ids = graph->num_node_ids();
-  for (int id = 0; id < fused_ids; ++id) {
-    Node* node = graph->FindNodeId(id);
-    if (node != nullptr && OnCpu(*node) && IsFloat(*node)) {
-      DFLOW_RETURN_IF_ERROR(FuseMaxPool(graph, node));
-    }
-  }
-  return absl::OkStatus();
+  // Then each fused convolution with its MaxPool (both nodes are replaced).
+  return ForEachNodeById(graph, [graph](Node* node) {
+    return OnCpu(*node) && IsFloat(*node) ? FuseMaxPool(graph, node) : absl::OkStatus();
+  });
 }
 
 // Every partition, before MarkConstantInputs (order 200): fused nodes' constant inputs

@@ -98,16 +98,10 @@ absl::Status FuseGradientUpdates(Graph* graph) {
   for (const Node* node : graph->nodes()) {
     if (IsV1ControlFlowOp(*node)) return absl::OkStatus();
   }
-  // By id, since a rewrite removes nodes; fused nodes get new ids and are not visited.
-  const int num_ids = graph->num_node_ids();
-  for (int id = 0; id < num_ids; ++id) {
-    Node* apply = graph->FindNodeId(id);
+  return ForEachNodeById(graph, [graph](Node* apply) {
     UpdateChain chain;
-    if (apply != nullptr && MatchChain(apply, &chain)) {
-      DFLOW_RETURN_IF_ERROR(Rewrite(graph, chain));
-    }
-  }
-  return absl::OkStatus();
+    return MatchChain(apply, &chain) ? Rewrite(graph, chain) : absl::OkStatus();
+  });
 }
 
 }  // namespace dflow

@@ -62,15 +62,10 @@ absl::Status Rewrite(Graph* graph, Node* relu_grad, Node* pool_grad) {
 }  // namespace
 
 absl::Status FuseMaxPoolGradRelu(Graph* graph) {
-  // By id, since a rewrite removes nodes; fused nodes get new ids and are not visited.
-  const int num_ids = graph->num_node_ids();
-  for (int id = 0; id < num_ids; ++id) {
-    Node* relu_grad = graph->FindNodeId(id);
-    if (relu_grad == nullptr) continue;
+  return ForEachNodeById(graph, [graph](Node* relu_grad) {
     Node* pool_grad = FusiblePoolGrad(*relu_grad);
-    if (pool_grad != nullptr) DFLOW_RETURN_IF_ERROR(Rewrite(graph, relu_grad, pool_grad));
-  }
-  return absl::OkStatus();
+    return pool_grad != nullptr ? Rewrite(graph, relu_grad, pool_grad) : absl::OkStatus();
+  });
 }
 
 }  // namespace dflow

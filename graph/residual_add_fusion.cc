@@ -97,17 +97,10 @@ absl::Status Rewrite(Graph* graph, const ResidualChain& chain) {
 }  // namespace
 
 absl::Status FuseResidualAdds(Graph* graph) {
-  // By id, since a rewrite removes nodes later in the list; fused nodes get new ids and
-  // are not visited.
-  const int num_ids = graph->num_node_ids();
-  for (int id = 0; id < num_ids; ++id) {
-    Node* node = graph->FindNodeId(id);
+  return ForEachNodeById(graph, [graph](Node* add) {
     ResidualChain chain;
-    if (node != nullptr && MatchChain(node, &chain)) {
-      DFLOW_RETURN_IF_ERROR(Rewrite(graph, chain));
-    }
-  }
-  return absl::OkStatus();
+    return MatchChain(add, &chain) ? Rewrite(graph, chain) : absl::OkStatus();
+  });
 }
 
 }  // namespace dflow

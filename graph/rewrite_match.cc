@@ -74,4 +74,15 @@ absl::StatusOr<Node*> ReplaceChain(Graph* graph, const std::vector<Node*>& repla
   return fused;
 }
 
+absl::Status ForEachNodeById(Graph* graph, const std::function<absl::Status(Node*)>& rewrite) {
+  const int num_ids = graph->num_node_ids();
+  for (int id = 0; id < num_ids; ++id) {
+    Node* node = graph->FindNodeId(id);
+    if (node == nullptr) continue;
+    absl::Status status = rewrite(node);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace dflow

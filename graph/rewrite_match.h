@@ -4,6 +4,7 @@
 #ifndef DFLOW_GRAPH_REWRITE_MATCH_H_
 #define DFLOW_GRAPH_REWRITE_MATCH_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,12 @@ struct OutputPort {
 absl::StatusOr<Node*> ReplaceChain(Graph* graph, const std::vector<Node*>& replaced,
                                    const Node* last, NodeDef def,
                                    const std::vector<OutputPort>& inputs);
+
+// Calls `rewrite` on every node the graph has when the walk starts, in id order, and
+// stops at the first error. A rewrite may remove nodes later in the order (they are
+// skipped) and add nodes (they get new ids and are not visited): each fusion pass walks
+// the graph this way.
+absl::Status ForEachNodeById(Graph* graph, const std::function<absl::Status(Node*)>& rewrite);
 
 }  // namespace dflow
 

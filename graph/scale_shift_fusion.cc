@@ -97,15 +97,10 @@ absl::Status Rewrite(Graph* graph, const ScaleShiftChain& chain) {
 }  // namespace
 
 absl::Status FuseScaleShift(Graph* graph) {
-  // By id: a rewrite removes nodes later in the list; fused nodes get new ids.
-  const int num_ids = graph->num_node_ids();
-  for (int id = 0; id < num_ids; ++id) {
-    Node* node = graph->FindNodeId(id);
-    if (node == nullptr) continue;
+  return ForEachNodeById(graph, [graph](Node* node) {
     std::optional<ScaleShiftChain> chain = MatchChain(node);
-    if (chain.has_value()) DFLOW_RETURN_IF_ERROR(Rewrite(graph, *chain));
-  }
-  return absl::OkStatus();
+    return chain.has_value() ? Rewrite(graph, *chain) : absl::OkStatus();
+  });
 }
 
 }  // namespace dflow

@@ -52,11 +52,7 @@ std::unique_ptr<Graph> Import(const std::string& text, const std::string& device
 }
 
 std::unique_ptr<Graph> Fused(const std::string& text, const std::string& device = kCpu) {
-  std::unique_ptr<Graph> graph = Import(text, device);
-  absl::Status status = FuseCpuOps(graph.get());
-  INFO(status.ToString());
-  REQUIRE(status.ok());
-  return graph;
+  return testing::AfterPass(text, device, FuseCpuOps);
 }
 
 using testing::InputNames;

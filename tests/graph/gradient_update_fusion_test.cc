@@ -48,11 +48,7 @@ std::string Step(const std::string& delta_reader_extra = "") {
 }
 
 std::unique_ptr<Graph> Fused(const std::string& text, const std::string& device = kCpu) {
-  std::unique_ptr<Graph> graph = testing::ImportOnDevice(text, device);
-  absl::Status status = FuseGradientUpdates(graph.get());
-  INFO(status.ToString());
-  REQUIRE(status.ok());
-  return graph;
+  return testing::AfterPass(text, device, FuseGradientUpdates);
 }
 
 TEST_CASE("A weight-gradient MatMul joins its gradient-descent update", "[fusion]") {

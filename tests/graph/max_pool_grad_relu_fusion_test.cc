@@ -40,11 +40,7 @@ std::string Backward(const std::string& features = "relu", const std::string& ex
 }
 
 std::unique_ptr<Graph> Fused(const std::string& text, const std::string& device = kCpu) {
-  std::unique_ptr<Graph> graph = testing::ImportOnDevice(text, device);
-  absl::Status status = FuseMaxPoolGradRelu(graph.get());
-  INFO(status.ToString());
-  REQUIRE(status.ok());
-  return graph;
+  return testing::AfterPass(text, device, FuseMaxPoolGradRelu);
 }
 
 TEST_CASE("ReluGrad of a MaxPoolGrad of the Relu's output becomes _DflowMaxPoolGradRelu",

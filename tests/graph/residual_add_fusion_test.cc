@@ -64,11 +64,7 @@ std::string ResidualBlock(const std::string& format = "NHWC") {
 }
 
 std::unique_ptr<Graph> Fused(const std::string& text, const std::string& device = kCpu) {
-  std::unique_ptr<Graph> graph = testing::ImportOnDevice(text, device);
-  absl::Status status = FuseCpuOps(graph.get());
-  INFO(status.ToString());
-  REQUIRE(status.ok());
-  return graph;
+  return testing::AfterPass(text, device, FuseCpuOps);
 }
 
 std::vector<std::string> FusedOps(const Node& node) {

@@ -41,11 +41,7 @@ std::string BatchNormRelu(const std::vector<int>& scale_dims = {1, 1, 1, 8},
 }
 
 std::unique_ptr<Graph> Fused(const std::string& text, const std::string& device = kCpu) {
-  std::unique_ptr<Graph> graph = testing::ImportOnDevice(text, device);
-  absl::Status status = FuseScaleShift(graph.get());
-  INFO(status.ToString());
-  REQUIRE(status.ok());
-  return graph;
+  return testing::AfterPass(text, device, FuseScaleShift);
 }
 
 using testing::InputNames;

@@ -3,6 +3,7 @@
 #ifndef DFLOW_TESTS_TESTING_ASSIGNED_GRAPH_H_
 #define DFLOW_TESTS_TESTING_ASSIGNED_GRAPH_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,17 @@ inline std::unique_ptr<Graph> ImportOnDevice(const std::string& text, const std:
   REQUIRE(graph.ok());
   for (Node* node : (*graph)->nodes()) node->set_assigned_device(device);
   return *std::move(graph);
+}
+
+// `text` imported on `device` (ImportOnDevice), then `pass` run on it; fails the test
+// when the pass fails. What the fusion passes' tests check their rewrites on.
+inline std::unique_ptr<Graph> AfterPass(const std::string& text, const std::string& device,
+                                        const std::function<absl::Status(Graph*)>& pass) {
+  std::unique_ptr<Graph> graph = ImportOnDevice(text, device);
+  absl::Status status = pass(graph.get());
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  return graph;
 }
 
 // The inputs of `node` as a GraphDef would spell them ("x", "w:1", "^c").
