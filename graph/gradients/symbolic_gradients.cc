@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "graph/control_flow.h"
+#include "graph/gradients/enclosing_loop_grad.h"
 #include "graph/gradients/while_grad.h"
 #include "graph/ops.h"
 #include "graph/status_macros.h"
@@ -27,13 +28,14 @@ class GradientBuilder {
  public:
   GradientBuilder(const GradientRegistry& registry, const Scope& scope,
                   const std::vector<Output>& outputs, const std::vector<Output>& inputs,
-                  const std::vector<Output>* grad_inputs)
+                  const std::vector<Output>* grad_inputs, const EnclosingLoopGrad* enclosing)
       : registry_(registry),
         scope_(scope),
         grad_scope_(scope.NewSubScope("gradients")),
         outputs_(outputs),
         inputs_(inputs),
-        given_grad_inputs_(grad_inputs) {}
+        given_grad_inputs_(grad_inputs),
+        enclosing_(enclosing) {}
 
   absl::Status Build(std::vector<Output>* grad_outputs);
 
@@ -55,6 +57,13 @@ class GradientBuilder {
   // A NextIteration of the level frame (its back edge is not followed) or a LoopCond
   // (a loop's predicate has no gradient: nothing flows through it).
   bool IsLevelBackEdge(const Node& node) const;
+  // Inside a loop's body (level_ > 0), the walks stay in it: backward they stop at the
+  // loop's Enters, forward at its Exits (past them, an enclosing loop leads back round).
+  bool LeavesLevel(const Node& node, bool backward) const {
+    if (level_ == 0 || !HasFrame(node)) return false;
+    if (backward) return IsEnter(node) && frames_->entered_frame[node.id()] == level_;
+    return IsExit(node) && frames_->node_frame[node.id()] == level_;
+  }
   // All gradients of the loop `frame`'s Exits are in: its backward loop, then its Enters.
   absl::Status BackpropLoop(int frame);
   // Fills between_ (on a path from an input to an output) and pending_ (per node of
@@ -76,6 +85,8 @@ class GradientBuilder {
   const std::vector<Output>& inputs_;
   // Null: gradients of ones (OnesLike each output), made in Build.
   const std::vector<Output>* given_grad_inputs_;
+  // Set when differentiating a loop's body: nested loops' gradients go inside it.
+  const EnclosingLoopGrad* enclosing_;
   std::vector<Output> grad_inputs_;
 
   std::optional<ControlFlowInfo> frames_;  // only for graphs with loops
@@ -128,7 +139,11 @@ absl::Status GradientBuilder::Validate() const {
 absl::Status GradientBuilder::FindLevel() {
   Graph& graph = *scope_.graph();
   if (outputs_.empty() || !HasControlFlow(graph)) return absl::OkStatus();
-  DFLOW_ASSIGN_OR_RETURN(frames_, BuildControlFlowInfo(graph));
+  if (enclosing_ != nullptr) {
+    frames_ = *enclosing_->info;
+  } else {
+    DFLOW_ASSIGN_OR_RETURN(frames_, BuildControlFlowInfo(graph));
+  }
   level_ = TensorFrame(outputs_[0]);
   auto check = [&](const Output& out, absl::string_view what, size_t i) -> absl::Status {
     const int frame = TensorFrame(out);
@@ -188,6 +203,7 @@ void GradientBuilder::FindNodesBetween() {
   while (!queue.empty()) {
     Node* node = queue.front();
     queue.pop_front();
+    if (LeavesLevel(*node, /*backward=*/true)) continue;
     for (const Edge* e : node->in_edges()) {
       if (e->IsControlEdge() || backward[e->src->id()] || IsLevelBackEdge(*e->src)) continue;
       backward[e->src->id()] = true;
@@ -203,7 +219,7 @@ void GradientBuilder::FindNodesBetween() {
   while (!queue.empty()) {
     Node* node = queue.front();
     queue.pop_front();
-    if (IsLevelBackEdge(*node)) continue;
+    if (IsLevelBackEdge(*node) || LeavesLevel(*node, /*backward=*/false)) continue;
     for (const Edge* e : node->out_edges()) {
       if (e->IsControlEdge() || !backward[e->dst->id()] || between_[e->dst->id()]) continue;
       between_[e->dst->id()] = true;
@@ -298,8 +314,9 @@ absl::Status GradientBuilder::ProcessNode(Node* node, std::vector<Output>* grad_
 absl::Status GradientBuilder::BackpropLoop(int frame) {
   const LoopGrads& loop = loops_[frame];
   NodeGrads enter_grads;
-  DFLOW_RETURN_IF_ERROR(AddWhileLoopGradient(registry_, GradScopeFor(*loop.exit), *loop.exit,
-                                             loop.exit_grads, &enter_grads));
+  DFLOW_RETURN_IF_ERROR(AddWhileLoopGradient(registry_, GradScopeFor(*loop.exit), *frames_,
+                                             *loop.exit, loop.exit_grads, enclosing_,
+                                             &enter_grads));
   for (Node* node : scope_.graph()->nodes()) {
     if (!HasFrame(*node) || frames_->entered_frame[node->id()] != frame || !Between(node)) {
       continue;
@@ -361,8 +378,9 @@ absl::Status AddGradients(const GradientRegistry& registry, const Scope& scope,
                           const std::vector<Output>& outputs,
                           const std::vector<Output>& inputs,
                           const std::vector<Output>* grad_inputs,
+                          const EnclosingLoopGrad* enclosing,
                           std::vector<Output>* grad_outputs) {
-  GradientBuilder builder(registry, scope, outputs, inputs, grad_inputs);
+  GradientBuilder builder(registry, scope, outputs, inputs, grad_inputs, enclosing);
   absl::Status status = builder.Build(grad_outputs);
   if (!status.ok()) {
     scope.UpdateStatus(status);
@@ -373,12 +391,20 @@ absl::Status AddGradients(const GradientRegistry& registry, const Scope& scope,
 
 }  // namespace
 
+absl::Status AddLoopBodyGradients(const GradientRegistry& registry, const Scope& scope,
+                                  const std::vector<Output>& ys, const std::vector<Output>& xs,
+                                  const std::vector<Output>& dys,
+                                  const EnclosingLoopGrad& enclosing, std::vector<Output>* dx) {
+  return AddGradients(registry, scope, ys, xs, &dys, &enclosing, dx);
+}
+
 absl::Status AddSymbolicGradients(const GradientRegistry& registry, const Scope& scope,
                                   const std::vector<Output>& outputs,
                                   const std::vector<Output>& inputs,
                                   const std::vector<Output>& grad_inputs,
                                   std::vector<Output>* grad_outputs) {
-  return AddGradients(registry, scope, outputs, inputs, &grad_inputs, grad_outputs);
+  return AddGradients(registry, scope, outputs, inputs, &grad_inputs, nullptr,
+                      grad_outputs);
 }
 
 absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& outputs,
@@ -386,13 +412,13 @@ absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>&
                                   const std::vector<Output>& grad_inputs,
                                   std::vector<Output>* grad_outputs) {
   return AddGradients(GradientRegistry::Default(), scope, outputs, inputs, &grad_inputs,
-                      grad_outputs);
+                      nullptr, grad_outputs);
 }
 
 absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& outputs,
                                   const std::vector<Output>& inputs,
                                   std::vector<Output>* grad_outputs) {
-  return AddGradients(GradientRegistry::Default(), scope, outputs, inputs, nullptr,
+  return AddGradients(GradientRegistry::Default(), scope, outputs, inputs, nullptr, nullptr,
                       grad_outputs);
 }
 

@@ -1,12 +1,16 @@
 #include "graph/gradients/while_grad.h"
 
+#include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "graph/array_ops.h"
+#include "graph/cond_ops.h"
 #include "graph/control_flow.h"
+#include "graph/gradients/cond_context.h"
 #include "graph/gradients/symbolic_gradients.h"
 #include "graph/ops.h"
 #include "graph/status_macros.h"
@@ -44,32 +48,50 @@ struct Carried {
 
 class WhileGradBuilder {
  public:
-  WhileGradBuilder(const GradientRegistry& registry, const Scope& scope)
+  WhileGradBuilder(const GradientRegistry& registry, const Scope& scope,
+                   const ControlFlowInfo& info, const EnclosingLoopGrad* enclosing)
       : registry_(registry), scope_(scope.WithNoControlDependencies()),
-        graph_(scope.graph()) {}
+        graph_(scope.graph()), info_(info), enclosing_(enclosing),
+        forward_additions_(enclosing != nullptr ? enclosing->forward_additions
+                                                : &own_forward_additions_) {}
 
   absl::Status Build(const Node& exit, const NodeGrads& exit_grads, NodeGrads* enter_grads);
 
  private:
   absl::Status FindLoop(const Node& exit);
+  // A loop nested in another's body: only inside that loop's gradient, not in a branch.
+  absl::Status CheckNesting();
   absl::Status CollectCarried(const NodeGrads& exit_grads);
   void OpenBackwardLoop(const Output& count);
   absl::Status BuildBackwardBody(std::vector<Output>* dx);
   // Rewires the inputs of nodes [first_id, end_id) that read the forward loop.
   absl::Status ReplaceForwardReads(int first_id, int end_id);
   absl::StatusOr<Output> BackwardValue(const Output& forward);
-  Output Accumulate(const Output& forward);
+  Output Accumulate(const Output& forward, const CondContext& context);
+  // `leaf` applied to `list` inside the branches of `context` from `level` on (each a
+  // Switch of the list on the branch's predicate, `preds`), merged back out of them.
+  Output RouteThroughBranches(const Scope& s, const Output& list, const CondContext& context,
+                              const std::vector<Output>& preds, size_t level,
+                              const std::function<Output(const Output&)>& leaf);
+  // Nodes made since `first_id` are forward nodes; inside an enclosing loop's body, the
+  // inputless ones among them run once per enclosing iteration.
+  void MarkForwardAdditions(int first_id);
   Output CopyConst(const Node& node);
+  // The forward loop's nodes, its Enters, the Exits of loops nested in it and the
+  // forward nodes nested gradients added to it.
   bool InForwardFrame(const Node& node) const;
-  // Whether `node` computes inside a conditional of the forward body (after a Switch
-  // other than the loop's own, before a Merge): dead in iterations whose branch is not
-  // taken, so it cannot be pushed once per iteration.
-  bool InsideBodyConditional(const Node& node) const;
+  // The forward loop's own nodes and Enters, as the frames were read.
+  bool InForwardBody(const Node& node) const;
 
   const GradientRegistry& registry_;
   const Scope scope_;
   Graph* graph_;
-  ControlFlowInfo info_;
+  const ControlFlowInfo& info_;
+  const EnclosingLoopGrad* enclosing_;
+  absl::flat_hash_set<const Node*> own_forward_additions_;
+  absl::flat_hash_set<const Node*>* forward_additions_;
+  std::unique_ptr<CondContexts> contexts_;
+  Output forward_pivot_;  // alive in every forward iteration (the counter's Identity)
   int frame_ = 0;
   WhileLoopStructure forward_;
   WhileLoopStructure backward_;
@@ -82,22 +104,34 @@ class WhileGradBuilder {
 };
 
 absl::Status WhileGradBuilder::FindLoop(const Node& exit) {
-  DFLOW_ASSIGN_OR_RETURN(info_, BuildControlFlowInfo(*graph_));
   frame_ = info_.node_frame[exit.id()];
-  const std::string& name = info_.frames[frame_].name;
-  if (info_.frames[frame_].parent != 0) {
+  DFLOW_ASSIGN_OR_RETURN(forward_, FindWhileLoop(*graph_, info_, frame_));
+  contexts_ = std::make_unique<CondContexts>(
+      [this](const Node& n) { return InForwardBody(n); }, forward_.frame_name);
+  return CheckNesting();
+}
+
+absl::Status WhileGradBuilder::CheckNesting() {
+  const int parent = info_.frames[frame_].parent;
+  if (parent == 0) return absl::OkStatus();
+  const std::string& parent_name = info_.frames[parent].name;
+  if (enclosing_ == nullptr || enclosing_->forward_frame != parent_name) {
     return absl::UnimplementedError(absl::StrCat(
-        "the gradient of while loop '", name, "', which is nested in another while loop, "
-        "is not supported"));
+        "the gradient of while loop '", forward_.frame_name, "', which is nested in while "
+        "loop '", parent_name, "', can only be taken as part of that loop's gradient"));
   }
-  for (const StaticFrame& f : info_.frames) {
-    if (f.parent == frame_) {
+  std::vector<Node*> enters = forward_.invariants;
+  for (const LoopVar& var : forward_.vars) enters.push_back(var.enter);
+  for (Node* enter : enters) {
+    const Output input = EnterInput(*enter);
+    if (input.node == nullptr) continue;
+    DFLOW_ASSIGN_OR_RETURN(bool conditional, enclosing_->in_conditional(input));
+    if (conditional) {
       return absl::UnimplementedError(absl::StrCat(
-          "the gradient of while loop '", name, "', which contains while loop '", f.name,
-          "', is not supported"));
+          "the gradient of while loop '", forward_.frame_name, "', which runs inside a "
+          "conditional (Switch/Merge) of while loop '", parent_name, "', is not supported"));
     }
   }
-  DFLOW_ASSIGN_OR_RETURN(forward_, FindWhileLoop(*graph_, info_, frame_));
   return absl::OkStatus();
 }
 
@@ -159,49 +193,52 @@ absl::Status WhileGradBuilder::BuildBackwardBody(std::vector<Output>* dx) {
   }
   for (const Carried& c : invariants_) xs.push_back(Output(c.enter, 0));
   const int first_id = graph_->num_node_ids();
-  DFLOW_RETURN_IF_ERROR(AddSymbolicGradients(registry_, scope_, ys, xs, dys, dx));
+  EnclosingLoopGrad enclosing;
+  enclosing.info = &info_;
+  enclosing.forward_frame = forward_.frame_name;
+  enclosing.forward_pivot = forward_pivot_;
+  enclosing.forward_additions = forward_additions_;
+  enclosing.in_conditional = [this](const Output& value) -> absl::StatusOr<bool> {
+    DFLOW_ASSIGN_OR_RETURN(CondContext context, contexts_->Of(value));
+    return !context.empty();
+  };
+  DFLOW_RETURN_IF_ERROR(AddLoopBodyGradients(registry_, scope_, ys, xs, dys, enclosing, dx));
   const int end_id = graph_->num_node_ids();
   DFLOW_RETURN_IF_ERROR(ReplaceForwardReads(first_id, end_id));
   AnchorInputlessNodes(graph_, first_id, pivot_, end_id);
   return scope_.status();
 }
 
-bool WhileGradBuilder::InForwardFrame(const Node& node) const {
+bool WhileGradBuilder::InForwardBody(const Node& node) const {
   const int id = node.id();
   if (id >= static_cast<int>(info_.node_frame.size())) return false;
   return info_.node_frame[id] == frame_ || info_.entered_frame[id] == frame_;
 }
 
-bool WhileGradBuilder::InsideBodyConditional(const Node& node) const {
-  absl::flat_hash_set<const Node*> loop_switches, seen = {&node};
-  for (const LoopVar& var : forward_.vars) loop_switches.insert(var.switch_node);
-  std::vector<const Node*> stack = {&node};
-  while (!stack.empty()) {
-    const Node* n = stack.back();
-    stack.pop_back();
-    if (IsMerge(*n)) continue;  // a Merge forwards whichever branch is alive
-    if (n->op() == "Switch" || n->op() == "RefSwitch") {
-      if (!loop_switches.contains(n)) return true;
-      continue;
-    }
-    for (const Edge* e : n->in_edges()) {
-      const int id = e->src->id();
-      if (id < static_cast<int>(info_.node_frame.size()) && info_.node_frame[id] == frame_ &&
-          seen.insert(e->src).second) {
-        stack.push_back(e->src);
-      }
-    }
+bool WhileGradBuilder::InForwardFrame(const Node& node) const {
+  if (InForwardBody(node) || forward_additions_->contains(&node)) return true;
+  const int id = node.id();
+  if (id >= static_cast<int>(info_.node_frame.size()) || !IsExit(node)) return false;
+  return info_.frames[info_.node_frame[id]].parent == frame_;  // a nested loop's result
+}
+
+void WhileGradBuilder::MarkForwardAdditions(int first_id) {
+  const int end = graph_->num_node_ids();
+  if (enclosing_ != nullptr) AnchorInputlessNodes(graph_, first_id, enclosing_->forward_pivot);
+  for (int id = first_id; id < end; ++id) {
+    if (Node* node = graph_->FindNodeId(id)) forward_additions_->insert(node);
   }
-  return false;
 }
 
 absl::Status WhileGradBuilder::ReplaceForwardReads(int first_id, int end_id) {
   for (int id = first_id; id < end_id; ++id) {
     Node* node = graph_->FindNodeId(id);
-    if (node == nullptr) continue;
+    if (node == nullptr || forward_additions_->contains(node)) continue;
     const std::vector<const Edge*> edges = node->in_edges();
     for (const Edge* e : edges) {
-      if (e->src->id() >= backward_start_) continue;  // made for the backward loop
+      if (e->src->id() >= backward_start_ && !forward_additions_->contains(e->src)) {
+        continue;  // made for the backward loop
+      }
       if (e->IsControlEdge()) {
         graph_->RemoveEdge(e);  // ordering within the forward loop means nothing here
         continue;
@@ -231,13 +268,9 @@ absl::StatusOr<Output> WhileGradBuilder::BackwardValue(const Output& forward) {
     value = EnterInvariant(scope_, backward_, EnterInput(node));
   } else if (node.op() == "Const") {
     value = CopyConst(node);
-  } else if (InsideBodyConditional(node)) {
-    return absl::UnimplementedError(absl::StrCat(
-        "the gradient of while loop '", forward_.frame_name, "' needs '", node.name(),
-        "', computed inside a conditional (Switch/Merge) within the loop body; gradients "
-        "of conditionals inside while loops are not supported"));
   } else {
-    value = Accumulate(forward);
+    DFLOW_ASSIGN_OR_RETURN(CondContext context, contexts_->Of(forward));
+    value = Accumulate(forward, context);
   }
   DFLOW_RETURN_IF_ERROR(scope_.status());
   replaced_.emplace(forward, value);
@@ -250,19 +283,48 @@ Output WhileGradBuilder::CopyConst(const Node& node) {
   return copy;
 }
 
-Output WhileGradBuilder::Accumulate(const Output& forward) {
+Output WhileGradBuilder::RouteThroughBranches(const Scope& s, const Output& list,
+                                              const CondContext& context,
+                                              const std::vector<Output>& preds, size_t level,
+                                              const std::function<Output(const Output&)>& leaf) {
+  if (level == context.size()) return leaf(list);
+  SwitchOutputs sw = Switch(s, list, preds[level]);
+  const bool taken_true = context[level].branch == 1;
+  Output taken = taken_true ? sw.output_true : sw.output_false;
+  Output other = taken_true ? sw.output_false : sw.output_true;
+  Output done = RouteThroughBranches(s, taken, context, preds, level + 1, leaf);
+  return Merge(s, {done, other}).output;
+}
+
+Output WhileGradBuilder::Accumulate(const Output& forward, const CondContext& context) {
+  std::vector<Output> forward_preds, backward_preds;
+  for (const CondBranch& b : context) {
+    forward_preds.push_back(b.pred);
+    absl::StatusOr<Output> pred = BackwardValue(b.pred);
+    if (!pred.ok()) {
+      scope_.UpdateStatus(pred.status());
+      return Output();
+    }
+    backward_preds.push_back(*pred);
+  }
   const DataType dtype = BaseType(forward.dtype());
   const AttrMap element = {{"element_dtype", TypeAttr(dtype)}};
   const Scope s = scope_.NewSubScope("accumulator");
+  const int forward_start = graph_->num_node_ids();
   Output empty = AddOp(s, "EmptyTensorList", {Input(-1), Input(-1)}, element).output(0);
   LoopVar pushed = AddLoopVar(s, &forward_, empty, [&](const Scope& in, const Output& list) {
-    return AddOp(in, "TensorListPushBack", {list, forward}, element).output(0);
+    return RouteThroughBranches(in, list, context, forward_preds, 0, [&](const Output& l) {
+      return AddOp(in, "TensorListPushBack", {l, forward}, element).output(0);
+    });
   });
+  MarkForwardAdditions(forward_start);
   Output popped;
   AddLoopVar(s, &backward_, pushed.exit_output(), [&](const Scope& in, const Output& list) {
-    Operation pop = AddOp(in, "TensorListPopBack", {list, Input(-1)}, element);
-    popped = pop.output(1);
-    return pop.output(0);
+    return RouteThroughBranches(in, list, context, backward_preds, 0, [&](const Output& l) {
+      Operation pop = AddOp(in, "TensorListPopBack", {l, Input(-1)}, element);
+      popped = pop.output(1);
+      return pop.output(0);
+    });
   });
   return popped;
 }
@@ -275,10 +337,13 @@ absl::Status WhileGradBuilder::Build(const Node& exit, const NodeGrads& exit_gra
   for (const auto& [node, grad] : exit_grads) any |= grad.node != nullptr;
   if (!any || (vars_.empty() && invariants_.empty())) return absl::OkStatus();
 
+  const int forward_start = graph_->num_node_ids();
   LoopVar count = AddLoopVar(scope_.NewSubScope("forward_count"), &forward_,
-                             Const(scope_, 0), [](const Scope& s, const Output& i) {
+                             Const(scope_, 0), [this](const Scope& s, const Output& i) {
+                               forward_pivot_ = i;
                                return Add(s, i, 1);
                              });
+  MarkForwardAdditions(forward_start);
   OpenBackwardLoop(count.exit_output());
   DFLOW_RETURN_IF_ERROR(scope_.status());
   std::vector<Output> dx;
@@ -316,9 +381,10 @@ bool DifferentiatedAsLoop(absl::string_view op) {
 }
 
 absl::Status AddWhileLoopGradient(const GradientRegistry& registry, const Scope& scope,
-                                  const Node& exit, const NodeGrads& exit_grads,
-                                  NodeGrads* enter_grads) {
-  WhileGradBuilder builder(registry, scope);
+                                  const ControlFlowInfo& info, const Node& exit,
+                                  const NodeGrads& exit_grads,
+                                  const EnclosingLoopGrad* enclosing, NodeGrads* enter_grads) {
+  WhileGradBuilder builder(registry, scope, info, enclosing);
   absl::Status status = builder.Build(exit, exit_grads, enter_grads);
   if (!status.ok()) scope.UpdateStatus(status);
   return status;

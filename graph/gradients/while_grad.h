@@ -20,16 +20,26 @@
 //      pops it, so iteration N-1-k reads what forward iteration k pushed (the order is
 //      carried by data, so any parallel_iterations is safe).
 //
-// Not supported (UNIMPLEMENTED naming the frame): a loop nested in another loop or
-// containing one; a gradient reading a variable's Enter directly, or a value computed
-// inside a conditional within the body (dead in some iterations, it cannot be pushed
-// once per iteration). The loop's predicate has no gradient.
+// A value computed inside a conditional (Switch/Merge) of the body is pushed only in the
+// iterations that took its branch: the list is switched on the branch's predicates,
+// pushed in the branch, merged back (graph/gradients/cond_context.h), and popped the same
+// way backward, where the Switch and Merge gradients keep the same deadness.
+//
+// A loop nested in the body is differentiated inside the backward body, its accumulators
+// and counter restarted per outer iteration and replayed by the outer loop
+// (graph/gradients/enclosing_loop_grad.h), to any depth.
+//
+// Not supported (UNIMPLEMENTED naming the frame): a gradient reading a variable's Enter
+// directly; a loop nested in a conditional of another loop's body; a value reading
+// branches of two separate conditionals. The loop's predicate has no gradient.
 #ifndef DFLOW_GRAPH_GRADIENTS_WHILE_GRAD_H_
 #define DFLOW_GRAPH_GRADIENTS_WHILE_GRAD_H_
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "graph/control_flow.h"
+#include "graph/gradients/enclosing_loop_grad.h"
 #include "graph/gradients/gradient_registry.h"
 #include "graph/graph.h"
 #include "graph/scope.h"
@@ -38,12 +48,16 @@ namespace dflow {
 
 using NodeGrads = absl::flat_hash_map<const Node*, Output>;
 
-// `exit`: one Exit of the loop. `exit_grads`: the gradient arriving at each of the loop's
-// Exits (absent: none). On success `enter_grads` maps each Enter of the loop whose input
-// gets a gradient to it. Nodes go under `scope`. Errors are also recorded in the scope.
+// `exit`: one Exit of the loop; `info`: the graph's frames, read before any gradient node
+// was added (every forward node is in it). `exit_grads`: the gradient arriving at each of
+// the loop's Exits (absent: none). `enclosing`: the gradient of the loop whose body holds
+// this one (null for a loop in the root frame). On success `enter_grads` maps each Enter
+// of the loop whose input gets a gradient to it. Nodes go under `scope`. Errors are also
+// recorded in the scope.
 absl::Status AddWhileLoopGradient(const GradientRegistry& registry, const Scope& scope,
-                                  const Node& exit, const NodeGrads& exit_grads,
-                                  NodeGrads* enter_grads);
+                                  const ControlFlowInfo& info, const Node& exit,
+                                  const NodeGrads& exit_grads,
+                                  const EnclosingLoopGrad* enclosing, NodeGrads* enter_grads);
 
 // The ops of a loop's structure (Enter, Exit, NextIteration, LoopCond and their Ref
 // forms), which have no gradient function of their own: AddSymbolicGradients

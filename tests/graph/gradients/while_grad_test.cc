@@ -2,7 +2,8 @@
 // (graph/gradients/while_grad.h): numeric checks of loop variables, invariants, values the
 // backward loop must replay (accumulators), data-dependent trip counts (zero included),
 // loops in sequence, an RNN over a sequence, a resource variable read inside the loop,
-// and what is refused.
+// conditionals in the body (nested too), loops nested in loops (three deep, zero trips
+// included), and what is refused.
 #include <cmath>
 
 #include "catch2/catch.hpp"
@@ -225,37 +226,188 @@ TEST_CASE("A condition on a float invariant, a body reading the Merge, an int re
   CHECK((int_grads[0].node == nullptr || int_grads[0].dtype() == DT_DOUBLE));
 }
 
+// Runs `body` on (i, vars...) for i < n, giving the body the counter i too.
+Xs CountedLoop(const Scope& s, Input n, const Xs& vars,
+               const std::function<Xs(const Scope&, const Output&, const Xs&)>& body) {
+  Xs inputs = {Const(s, 0)};
+  inputs.insert(inputs.end(), vars.begin(), vars.end());
+  Xs out;
+  absl::Status status = BuildWhileLoop(
+      s, inputs,
+      [&](const Scope& c, const Xs& v, Output* pred) {
+        *pred = Less(c, v[0], n);
+        return c.status();
+      },
+      [&](const Scope& b, const Xs& v, Xs* next) {
+        *next = {Add(b, v[0], 1)};
+        Xs rest = body(b, v[0], Xs(v.begin() + 1, v.end()));
+        next->insert(next->end(), rest.begin(), rest.end());
+        return b.status();
+      },
+      "while", &out);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  return Xs(out.begin() + 1, out.end());
+}
+
+// pred ? then(x, w) : otherwise(x, w), with x and w switched into the branches as TF's
+// cond does.
+Output Cond(const Scope& s, const Output& pred, const Output& x, const Output& w,
+            const std::function<Output(const Scope&, const Output&, const Output&)>& then,
+            const std::function<Output(const Scope&, const Output&, const Output&)>& otherwise) {
+  SwitchOutputs sx = Switch(s, x, pred);
+  SwitchOutputs sw = Switch(s, w, pred);
+  return Merge(s, {otherwise(s, sx.output_false, sw.output_false),
+                   then(s, sx.output_true, sw.output_true)})
+      .output;
+}
+
+TEST_CASE("A conditional in the body: each iteration's branch is replayed") {
+  // x <- i < 2 ? tanh(x * w) : x^2 * w, 4 times: two iterations take each branch, and
+  // each branch's gradient needs values only that branch computed.
+  auto f = [](const Scope& s, const Xs& in) -> Xs {
+    Xs y = CountedLoop(s, 4, {in[0]}, [&](const Scope& b, const Output& i, const Xs& v) -> Xs {
+      return {Cond(
+          b, Less(b, i, 2), v[0], in[1],
+          [](const Scope& t, const Output& x, const Output& w) { return Tanh(t, Mul(t, x, w)); },
+          [](const Scope& e, const Output& x, const Output& w) {
+            return Mul(e, Square(e, x), w);
+          })};
+    });
+    return {WeightedSum(s, y[0])};
+  };
+  CHECK(CheckGradient({{{3}, {0.3, -0.7, 0.9}}, {{3}, {1.2, 0.8, -0.5}}}, f) < kTol);
+}
+
+TEST_CASE("Conditionals nested in the body's conditional, on data-dependent predicates") {
+  // i odd ? (sum(x) > 0 ? tanh(x) * w : x * w * w) : x + w: the inner predicate depends on
+  // the iteration's x, so which branches ran is known only from the forward pass.
+  auto f = [](const Scope& s, const Xs& in) -> Xs {
+    Xs y = CountedLoop(s, 5, {in[0]}, [&](const Scope& b, const Output& i, const Xs& v) -> Xs {
+      Output odd = Equal(b, AddOp(b, "FloorMod", {i, Input(2)}).output(0), 1);
+      return {Cond(
+          b, odd, v[0], in[1],
+          [](const Scope& t, const Output& x, const Output& w) {
+            Output positive = Greater(t, Sum(t, x, 0), 0.0);
+            return Cond(
+                t, positive, x, w,
+                [](const Scope& u, const Output& x2, const Output& w2) {
+                  return Mul(u, Tanh(u, x2), w2);
+                },
+                [](const Scope& u, const Output& x2, const Output& w2) {
+                  return Mul(u, Mul(u, x2, w2), w2);
+                });
+          },
+          [](const Scope& e, const Output& x, const Output& w) { return Add(e, x, w); })};
+    });
+    return {WeightedSum(s, y[0])};
+  };
+  CHECK(CheckGradient({{{2}, {0.4, -0.9}}, {{2}, {0.7, -1.1}}}, f) < kTol);
+  CHECK(CheckGradient({{{2}, {-0.4, -0.9}}, {{2}, {0.7, 1.1}}}, f) < kTol);
+}
+
+TEST_CASE("A loop nested in a loop's body, with a trip count set by the outer loop") {
+  // Outer i < 3: x <- inner(x), where the inner loop runs i + 1 times u <- tanh(u * w) + u:
+  // 6 inner iterations in all, each replayed in the right outer iteration.
+  auto f = [](const Scope& s, const Xs& in) -> Xs {
+    Xs y = CountedLoop(s, 3, {in[0]}, [&](const Scope& b, const Output& i, const Xs& v) -> Xs {
+      return CountedLoop(b, Add(b, i, 1), {v[0]}, [&](const Scope& c, const Output&,
+                                                      const Xs& u) -> Xs {
+        return {Add(c, Tanh(c, Mul(c, u[0], in[1])), u[0])};
+      });
+    });
+    return {WeightedSum(s, y[0])};
+  };
+  CHECK(CheckGradient({{{3}, {0.3, -0.6, 0.2}}, {{3}, {0.9, 1.3, -0.4}}}, f) < kTol);
+}
+
+TEST_CASE("Three loops deep, an inner loop running zero times in some iterations") {
+  // The middle loop runs i times (0 in the first outer iteration); the innermost twice.
+  auto f = [](const Scope& s, const Xs& in) -> Xs {
+    Xs y = CountedLoop(s, 3, {in[0]}, [&](const Scope& b, const Output& i, const Xs& v) -> Xs {
+      Xs mid = CountedLoop(b, i, {v[0]}, [&](const Scope& c, const Output&, const Xs& u) -> Xs {
+        return CountedLoop(c, 2, {u[0]}, [&](const Scope& d, const Output&, const Xs& z) -> Xs {
+          return {Tanh(d, Mul(d, z[0], in[1]))};
+        });
+      });
+      return {Add(b, mid[0], Mul(b, v[0], 0.5))};
+    });
+    return {WeightedSum(s, y[0])};
+  };
+  CHECK(CheckGradient({{{2}, {0.8, -0.5}}, {{2}, {1.1, 0.7}}}, f) < kTol);
+}
+
+TEST_CASE("Gradient descent trains through a nested loop and a conditional") {
+  Scope root = Scope::NewRootScope();
+  Variable w = Variable::Create(root.WithOpName("w"), Const(root, {{0.5f}}));
+  Output x = Const(root, {{1.0f}});
+  // y = x w^4 (2 outer x 2 inner iterations), the second outer one through a branch.
+  Xs y = CountedLoop(root, 2, {x}, [&](const Scope& b, const Output& i, const Xs& v) -> Xs {
+    Xs inner = CountedLoop(b, 2, {v[0]}, [&](const Scope& c, const Output&, const Xs& u) -> Xs {
+      return {MatMul(c, u[0], w.value())};
+    });
+    return {Cond(
+        b, Equal(b, i, 1), inner[0], inner[0],
+        [](const Scope& t, const Output& a, const Output&) { return Identity(t, a); },
+        [](const Scope& e, const Output& a, const Output&) { return Identity(e, a); })};
+  });
+  Output loss = Sum(root, Square(root, Sub(root, y[0], 16.0f)), {0, 1});  // w^4 -> 16
+  GradientDescentOptimizer sgd(0.0005);
+  auto train = sgd.Minimize(root, loss, {w});
+  INFO(train.status().ToString());
+  REQUIRE(train.ok());
+  auto session = ClientSession::Create(root);
+  REQUIRE(session.ok());
+  REQUIRE((*session)->Run({}, {}, {w.initializer()}, nullptr).ok());
+  std::vector<Tensor> out;
+  REQUIRE((*session)->Run({}, {}, {*train}, nullptr).ok());
+  REQUIRE((*session)->Run({}, {w.value()}, {}, &out).ok());
+  // d/dw (w^4 - 16)^2 = 8 w^3 (w^4 - 16) = -15.9375 at 0.5.
+  CHECK(out[0].data<float>()[0] == Approx(0.5f + 0.0005f * 15.9375f));
+  for (int step = 1; step < 400; ++step) {
+    REQUIRE((*session)->Run({}, {}, {*train}, nullptr).ok());
+  }
+  REQUIRE((*session)->Run({}, {w.value()}, {}, &out).ok());
+  CHECK(out[0].data<float>()[0] == Approx(2.0f).epsilon(1e-4));
+}
+
 TEST_CASE("Gradients the loop cannot give are refused, naming the loop") {
   Scope root = Scope::NewRootScope();
   Output x = Placeholder(root, DT_DOUBLE);
+  Output p = Placeholder(root, DT_BOOL);
   Output inside;
-  Xs y = Loop(root, 2, {x}, [&](const Scope& s, const Xs& v) -> Xs {
-    inside = Mul(s, v[0], 2.0);
-    Xs nested = Loop(s, 2, {inside}, [](const Scope& b, const Xs& u) -> Xs {
-      return {Square(b, u[0])};
-    });
-    return {nested[0]};
-  });
   Xs grads;
-  SECTION("a nested loop") {
+  SECTION("a loop inside a conditional of the body") {
+    Xs y = Loop(root, 2, {x}, [&](const Scope& s, const Xs& v) -> Xs {
+      SwitchOutputs sw = Switch(s, v[0], p);
+      Xs nested = Loop(s, 2, {sw.output_true}, [](const Scope& b, const Xs& u) -> Xs {
+        return {Square(b, u[0])};
+      });
+      return {Merge(s, {nested[0], sw.output_false}).output};
+    });
     absl::Status status = AddSymbolicGradients(root, y, {x}, &grads);
     CHECK(status.code() == absl::StatusCode::kUnimplemented);
-    CHECK_THAT(std::string(status.message()), Catch::Contains("which contains while loop"));
+    CHECK_THAT(std::string(status.message()),
+               Catch::Contains("which runs inside a conditional (Switch/Merge) of while loop"));
   }
-  SECTION("a value inside a conditional of the body") {
-    Scope s2 = Scope::NewRootScope();
-    Output x2 = Placeholder(s2, DT_DOUBLE);
-    Output p2 = Placeholder(s2, DT_BOOL);
-    Xs z = Loop(s2, 2, {x2}, [&](const Scope& b, const Xs& v) -> Xs {
-      SwitchOutputs sw = Switch(b, v[0], p2);
-      return {Merge(b, {Square(b, sw.output_true), Neg(b, sw.output_false)}).output};
+  SECTION("a value from branches of two separate conditionals") {
+    Output q = Placeholder(root, DT_BOOL);
+    Xs y = Loop(root, 2, {x}, [&](const Scope& s, const Xs& v) -> Xs {
+      SwitchOutputs a = Switch(s, v[0], p);
+      SwitchOutputs b = Switch(s, v[0], q);
+      Output both = Mul(s, a.output_true, b.output_true);
+      return {Merge(s, {both, a.output_false, b.output_false}).output};
     });
-    absl::Status status = AddSymbolicGradients(s2, z, {x2}, &grads);
+    absl::Status status = AddSymbolicGradients(root, y, {x}, &grads);
     CHECK(status.code() == absl::StatusCode::kUnimplemented);
     CHECK_THAT(std::string(status.message()),
-               Catch::Contains("computed inside a conditional (Switch/Merge) within the loop"));
+               Catch::Contains("reads values from branches of two separate conditionals"));
   }
   SECTION("a tensor inside the loop") {
+    Xs y = Loop(root, 2, {x}, [&](const Scope& s, const Xs& v) -> Xs {
+      inside = Mul(s, v[0], 2.0);
+      return {Square(s, inside)};
+    });
     absl::Status status = AddSymbolicGradients(root, y, {inside}, &grads);
     CHECK(status.code() == absl::StatusCode::kUnimplemented);
     CHECK_THAT(std::string(status.message()),
