@@ -6,8 +6,8 @@
 // one. Switch: each branch's gradient re-switched on the forward predicate (so that a
 // gradient fed from outside the branch also dies with it), then merged. Merge: the
 // incoming gradient switched to the input that was forwarded (value_index == i), the
-// others dead. While loops (Enter, Exit, NextIteration, LoopCond) need a gradient loop
-// with stacks of the forward values: not here yet (AddSymbolicGradients reports them).
+// others dead. Inside a while loop's body the same functions apply: the loop's gradient
+// (while_grad.h) replays the predicates and value indices they read, per iteration.
 #include "absl/status/status.h"
 #include "graph/array_ops.h"
 #include "graph/cond_ops.h"
