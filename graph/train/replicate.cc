@@ -29,6 +29,17 @@ struct Update {
   TensorId indices;
 };
 
+// A sparse gradient an optimizer merges itself, outside its update ops (Adam's sparse
+// path: Unique of the indices, UnsortedSegmentSum of the rows by Unique's idx, then
+// scatters into its slots and a dense update): the merge is not copied per tower, and
+// takes the towers' indices and weighted rows concatenated instead of tower 0's.
+struct OptimizerMerge {
+  int unique;                   // the Unique node
+  TensorId indices;             // its input
+  std::vector<int> sums;        // the UnsortedSegmentSums reading unique:1 as segment ids
+  std::vector<TensorId> rows;   // their input 0, one per sum
+};
+
 // Ops that make a resource living for one step (a v1 loop's stacks, TensorArrays): a tower
 // needs its own, so they are copied with the part that uses them.
 bool CreatesStepResource(const std::string& op) {
@@ -53,15 +64,24 @@ class Replicator {
   // reports them).
   std::vector<TensorId> Inputs(int i) const;
   absl::StatusOr<std::vector<Update>> FindUpdates(int train_op) const;
+  // The optimizer merges the train op runs on data-dependent sparse gradients, outside
+  // `model` (the loss's and the updates' ancestors).
+  std::vector<OptimizerMerge> FindOptimizerMerges(int train_op, const NameSet& model,
+                                                  const NameSet& data_dependent) const;
+  // Rewires the merges in `out` to the towers' concatenated indices and weighted rows.
+  absl::Status FeedMergesAllTowers(const std::vector<OptimizerMerge>& merges, int towers,
+                                   const std::vector<std::string>& weights,
+                                   GraphDef* out) const;
   NameSet Forward(const std::vector<int>& from, const NameSet& stop) const;
   NameSet Backward(const std::vector<int>& from) const;
   // Adds to R what its copies need of their own: per-step resources R uses (stacks,
   // TensorArrays, the Enters carrying them), and every node of the v1 loop frames R
   // reaches (a copy of part of a loop would read another tower's frame).
   absl::Status CloseOverLoopsAndStepResources();
-  // A stateful node the train op runs that reads R but is neither in it nor an update
-  // (Adam's sparse path: ScatterAdd into its slots) would see tower 0 alone: refused.
-  absl::Status CheckStateReadingR(int train_op, const NameSet& updates) const;
+  // A stateful node the train op runs whose data comes from R (directly or through nodes
+  // outside R) but is neither in it nor past an update or an optimizer merge (`stop`)
+  // would see tower 0 alone: refused.
+  absl::Status CheckStateReadingR(int train_op, const NameSet& stop) const;
   // Why R's node `name` cannot be copied per tower ("" when it can).
   std::string ReplicationProblem(const Node& node) const;
   void Place(NodeDef* node, const std::string& device, const std::string& prefix) const;
@@ -240,18 +260,36 @@ std::string Replicator::ReplicationProblem(const Node& node) const {
   return "";
 }
 
-absl::Status Replicator::CheckStateReadingR(int train_op, const NameSet& updates) const {
-  for (const std::string& name : Backward({train_op})) {
-    if (replicated_.contains(name) || updates.contains(name)) continue;
-    const Node* node = imported_->FindNode(name);
-    if (node == nullptr || !node->op_def().is_stateful()) continue;
-    for (const Edge* e : node->in_edges()) {
-      if (e->IsControlEdge() || !replicated_.contains(e->src->name())) continue;
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--devices: '", name, "' (", node->op(), ") writes state from '", e->src->name(),
-          "', which each tower computes from its own data; towers combine only the "
-          "gradients of optimizer updates (ops with a grad or delta input), so this one "
-          "would see tower 0 alone"));
+absl::Status Replicator::CheckStateReadingR(int train_op, const NameSet& stop) const {
+  const NameSet run = Backward({train_op});
+  // Walk R's data outward, up to the updates and the optimizer merges (`stop`), keeping
+  // for each node reached the node of R its data comes from.
+  absl::flat_hash_map<const Node*, std::string> origin;
+  std::deque<const Node*> queue;
+  for (const std::string& name : replicated_) {
+    if (const Node* node = imported_->FindNode(name)) queue.push_back(node);
+  }
+  while (!queue.empty()) {
+    const Node* node = queue.front();
+    queue.pop_front();
+    const std::string& from =
+        replicated_.contains(node->name()) ? node->name() : origin.at(node);
+    for (const Edge* e : node->out_edges()) {
+      const Node* dst = e->dst;
+      if (e->IsControlEdge() || replicated_.contains(dst->name()) ||
+          stop.contains(dst->name()) || !run.contains(dst->name()) ||
+          !origin.emplace(dst, from).second) {
+        continue;
+      }
+      if (dst->op_def().is_stateful()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--devices: '", dst->name(), "' (", dst->op(), ") writes state from '", from,
+            "', which each tower computes from its own data; towers combine only the "
+            "gradients of optimizer updates (ops with a grad or delta input) and the sparse "
+            "gradients optimizers merge themselves (Unique + UnsortedSegmentSum), so this "
+            "one would see tower 0 alone"));
+      }
+      queue.push_back(dst);
     }
   }
   return absl::OkStatus();
@@ -412,6 +450,58 @@ std::string Prefixed(const std::string& prefix, const std::string& tensor) {
   return id.ok() ? absl::StrCat(prefix, id->ToString()) : prefix + tensor;
 }
 
+std::vector<OptimizerMerge> Replicator::FindOptimizerMerges(
+    int train_op, const NameSet& model, const NameSet& data_dependent) const {
+  std::vector<OptimizerMerge> merges;
+  for (const std::string& name : Backward({train_op})) {
+    const Node* unique = imported_->FindNode(name);
+    if (unique == nullptr || unique->op() != "Unique" || model.contains(name)) continue;
+    const Edge* in = unique->input_edge(0);
+    if (in == nullptr || !data_dependent.contains(in->src->name())) continue;
+    OptimizerMerge merge{index_.at(name), TensorId{in->src->name(), in->src_output}, {}, {}};
+    for (const Edge* e : unique->out_edges()) {
+      if (e->IsControlEdge() || e->src_output != 1 || e->dst_input != 1 ||
+          e->dst->op() != "UnsortedSegmentSum") {
+        continue;
+      }
+      const Edge* rows = e->dst->input_edge(0);
+      if (rows == nullptr || !data_dependent.contains(rows->src->name())) continue;
+      merge.sums.push_back(index_.at(e->dst->name()));
+      merge.rows.push_back(TensorId{rows->src->name(), rows->src_output});
+    }
+    if (!merge.sums.empty()) merges.push_back(std::move(merge));
+  }
+  return merges;
+}
+
+absl::Status Replicator::FeedMergesAllTowers(const std::vector<OptimizerMerge>& merges,
+                                             int towers,
+                                             const std::vector<std::string>& weights,
+                                             GraphDef* out) const {
+  auto all_towers = [&](const TensorId& id) {
+    std::vector<std::string> names;
+    for (int t = 0; t < towers; ++t) {
+      names.push_back(Prefixed(t == 0 ? "" : absl::StrCat("tower_", t, "/"), id.ToString()));
+    }
+    return names;
+  };
+  for (const OptimizerMerge& m : merges) {
+    NodeDef* unique = out->mutable_node(m.unique);
+    DFLOW_ASSIGN_OR_RETURN(DataType index_type, GetTypeAttr(*unique, "T"));
+    *unique->mutable_input(0) = AddConcat(out, "dflow_towers/" + unique->name() + "/indices",
+                                          all_towers(m.indices), index_type);
+    for (size_t k = 0; k < m.sums.size(); ++k) {
+      NodeDef* sum = out->mutable_node(m.sums[k]);
+      DFLOW_ASSIGN_OR_RETURN(DataType dtype, TypeOf(*sum));
+      const std::string scope = "dflow_towers/" + sum->name();
+      *sum->mutable_input(0) = AddConcat(
+          out, scope + "/rows", WeightedTerms(out, scope, all_towers(m.rows[k]), weights, dtype),
+          dtype);
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ReplicatedGraph> Replicator::Run(const std::vector<std::string>& data_tensors,
                                                 const std::string& loss,
                                                 const std::string& train_op,
@@ -457,6 +547,14 @@ absl::StatusOr<ReplicatedGraph> Replicator::Run(const std::vector<std::string>& 
   if (!loss.empty()) {
     DFLOW_ASSIGN_OR_RETURN(loss_node, NodeOf(loss, "loss"));
     targets.push_back(loss_node);
+  }
+  const std::vector<OptimizerMerge> merges =
+      FindOptimizerMerges(train, Backward(targets), Forward(data, stop));
+  for (const OptimizerMerge& m : merges) {
+    stop.insert(graph_.node(m.unique).name());
+    targets.push_back(index_.at(m.indices.node));
+    for (int sum : m.sums) stop.insert(graph_.node(sum).name());
+    for (const TensorId& rows : m.rows) targets.push_back(index_.at(rows.node));
   }
   const NameSet forward = Forward(data, stop);
   for (const std::string& name : Backward(targets)) {
@@ -540,6 +638,7 @@ absl::StatusOr<ReplicatedGraph> Replicator::Run(const std::vector<std::string>& 
     *update->mutable_input(u.grad_slot) = rows;
     *update->mutable_input(u.indices_slot) = unique;
   }
+  DFLOW_RETURN_IF_ERROR(FeedMergesAllTowers(merges, towers, out.tower_weights, &out.graph));
   if (loss_node >= 0) {
     DFLOW_ASSIGN_OR_RETURN(DataType dtype, TypeOf(graph_.node(loss_node)));
     std::vector<std::string> losses;

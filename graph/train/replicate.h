@@ -24,8 +24,12 @@
 // Assign* ops in R (batch-norm moving averages written from the batch statistics) run in
 // tower 0 only, as TF 1's multi-tower example keeps the first tower's update ops; other
 // writers of variables or shared resources in R are refused (each tower would write), and
-// so is a stateful op outside R that reads it without being an update (Adam's sparse path
-// scatters into its slots: it would see tower 0 alone).
+// so is a stateful op outside R whose data comes from R, directly or not, without passing
+// an update or an optimizer merge (it would see tower 0 alone).
+// An optimizer that merges a sparse gradient itself, outside its update ops (Adam's
+// sparse path: Unique of the indices, UnsortedSegmentSum of the rows, then scatters into
+// its slots and a dense update of the table), keeps that merge once, fed the towers'
+// indices and weighted rows concatenated.
 #ifndef DFLOW_GRAPH_TRAIN_REPLICATE_H_
 #define DFLOW_GRAPH_TRAIN_REPLICATE_H_
 

@@ -163,7 +163,9 @@ TEST_CASE("Data-parallel towers (--devices) train with TF's single-device losses
 
 TEST_CASE("Towers with sparse updates and through v1 while loops keep TF's losses") {
   // embedding_any_batch_momentum: the table's gradient is sparse (ResourceSparseApply-
-  // Momentum): the towers' rows are concatenated, repeated ids summed. lstm_any_batch_adam:
+  // Momentum): the towers' rows are concatenated, repeated ids summed.
+  // embedding_any_batch_adam: Adam merges the sparse gradient itself (Unique +
+  // UnsortedSegmentSum before its scatters), fed the towers' rows. lstm_any_batch_adam:
   // a dynamic_rnn, whose loop frames, stacks and TensorArrays each tower gets its own of.
   struct Case {
     const char* model;
@@ -177,6 +179,10 @@ TEST_CASE("Towers with sparse updates and through v1 while loops keep TF's losse
        {1.135648488998413, 1.1291712522506714, 1.1171891689300537, 1.1008174419403076,
         1.0812082290649414},
        64},
+      {"embedding_any_batch_adam", "ids", "8",
+       {1.1072725057601929, 1.0889798402786255, 1.071292757987976, 1.054086446762085,
+        1.0372869968414307},
+       60},
       {"lstm_any_batch_adam", "x", "4",
        {1.1245137453079224, 1.0965698957443237, 1.0693507194519043, 1.0426905155181885,
         1.0163941383361816},

@@ -220,6 +220,9 @@ MODELS = [
     ("embedding_any_batch_momentum", embedding_any_batch, "momentum", True,
      "embedding_lookup on resource variables, ids of any batch size (towers with sparse "
      "updates), Momentum: ResourceSparseApplyMomentum"),
+    ("embedding_any_batch_adam", embedding_any_batch, "adam", True,
+     "embedding_lookup on resource variables, ids of any batch size, Adam: its sparse path "
+     "(Unique + UnsortedSegmentSum, ResourceScatterAdd into m and v) over towers"),
     ("lstm_any_batch_adam", lstm_any_batch, "adam", False,
      "dynamic_rnn LSTMCell(8), inputs of any batch size (towers through a v1 while loop)"),
 ]

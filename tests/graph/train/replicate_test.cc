@@ -163,6 +163,76 @@ TEST_CASE("State written from one tower's tensors outside an update is refused")
                           "'scatter' (ResourceScatterAdd) writes state from 'ids'"));
 }
 
+TEST_CASE("State written from one tower's tensors through nodes outside R is refused too") {
+  // The scatter reads a scaled copy of the rows: the Mul is outside R (no update needs
+  // it), but its data is tower 0's.
+  Scope root = Scope::NewRootScope();
+  Variable table = Variable::Create(root.WithOpName("table"), {{1.0f, 2.0f}, {3.0f, 4.0f}});
+  Variable slot = Variable::Create(root.WithOpName("slot"), {{0.0f, 0.0f}, {0.0f, 0.0f}});
+  Output ids = Placeholder(root.WithOpName("ids"), DT_INT32, PartialShape({-1}));
+  Output rows = AddOp(root.WithOpName("rows"), "ResourceGather", {table.handle(), ids},
+                      {{"dtype", TypeAttr(DT_FLOAT)}}).output(0);
+  Output loss = Sum(root.WithOpName("loss"), Square(root, rows), {0, 1});
+  Output scaled = Mul(root.WithOpName("scaled"), rows, 0.5f);
+  Operation scatter = AddOp(root.WithOpName("scatter"), "ResourceScatterAdd",
+                            {slot.handle(), Placeholder(root, DT_INT32), scaled});
+  Operation dense = AddOp(root.WithOpName("dense"), "ResourceApplyGradientDescent",
+                          {table.handle(), Input(0.1f), Mul(root, loss, Const(root, {{0.f, 0.f}, {0.f, 0.f}}))});
+  NoOp(root.WithOpName("train").WithControlDependencies({scatter, dense}));
+  GraphDef g;
+  REQUIRE(root.ToGraphDef(&g).ok());
+  absl::StatusOr<ReplicatedGraph> r =
+      ReplicateForTowers(g, {"ids:0"}, "loss:0", "train", {"/cpu:0", "/cpu:1"});
+  REQUIRE(!r.ok());
+  INFO(r.status().message());
+  CHECK(absl::StrContains(r.status().message(),
+                          "'scatter' (ResourceScatterAdd) writes state from 'rows'"));
+}
+
+TEST_CASE("An optimizer's own merge of a sparse gradient takes every tower's rows") {
+  // Adam's sparse path: Unique(ids), UnsortedSegmentSum(grad, unique:1), scattered into a
+  // slot outside any update op.
+  Scope root = Scope::NewRootScope();
+  Variable table = Variable::Create(root.WithOpName("table"), {{1.0f, 2.0f}, {3.0f, 4.0f}});
+  Variable slot = Variable::Create(root.WithOpName("slot"), {{0.0f, 0.0f}, {0.0f, 0.0f}});
+  Output ids = Placeholder(root.WithOpName("ids"), DT_INT32, PartialShape({-1}));
+  Output rows = AddOp(root.WithOpName("rows"), "ResourceGather", {table.handle(), ids},
+                      {{"dtype", TypeAttr(DT_FLOAT)}}).output(0);
+  Output loss = Sum(root.WithOpName("loss"), Square(root, rows), {0, 1});
+  Output grad = Mul(root.WithOpName("grad"), rows, 2.0f);
+  Operation unique = AddOp(root.WithOpName("unique"), "Unique", {ids},
+                           {{"out_idx", TypeAttr(DT_INT32)}});
+  Output count = AddOp(root.WithOpName("count"), "Size", {unique.output(0)},
+                       {{"out_type", TypeAttr(DT_INT32)}}).output(0);
+  Output summed = AddOp(root.WithOpName("summed"), "UnsortedSegmentSum",
+                        {grad, unique.output(1), count}).output(0);
+  Operation scatter = AddOp(root.WithOpName("scatter"), "ResourceScatterAdd",
+                            {slot.handle(), unique.output(0), summed});
+  Operation dense = AddOp(root.WithOpName("dense"), "ResourceApplyGradientDescent",
+                          {table.handle(), Input(0.1f), Mul(root, loss, Const(root, {{0.f, 0.f}, {0.f, 0.f}}))});
+  NoOp(root.WithOpName("train").WithControlDependencies({scatter, dense}));
+  GraphDef g;
+  REQUIRE(root.ToGraphDef(&g).ok());
+  absl::StatusOr<ReplicatedGraph> r =
+      ReplicateForTowers(g, {"ids:0"}, "loss:0", "train", {"/cpu:0", "/cpu:1"});
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  CHECK(Find(r->graph, "tower_1/grad") != nullptr);   // each tower computes its rows
+  CHECK(Find(r->graph, "tower_1/unique") == nullptr);  // one merge, of all of them
+  const NodeDef* merged_ids = Find(r->graph, Find(r->graph, "unique")->input(0));
+  REQUIRE(merged_ids != nullptr);
+  CHECK(merged_ids->op() == "ConcatV2");
+  CHECK(merged_ids->input(0) == "ids:0");
+  CHECK(merged_ids->input(1) == "tower_1/ids:0");
+  const NodeDef* merged_rows = Find(r->graph, Find(r->graph, "summed")->input(0));
+  REQUIRE(merged_rows != nullptr);
+  CHECK(merged_rows->op() == "ConcatV2");
+  const NodeDef* tower1_term = Find(r->graph, merged_rows->input(1));
+  REQUIRE(tower1_term != nullptr);
+  CHECK(tower1_term->op() == "Mul");  // weighted
+  CHECK(tower1_term->input(0) == "tower_1/grad:0");
+}
+
 TEST_CASE("Graphs towers cannot split are refused with the reason") {
   GraphDef g = Model();
   auto error = [&](const GraphDef& graph, std::vector<std::string> devices,
