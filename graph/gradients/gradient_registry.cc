@@ -65,6 +65,7 @@ absl::Status RegisterStandardGradients(GradientRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterArrayGradients(registry));
   DFLOW_RETURN_IF_ERROR(RegisterNnGradients(registry));
   DFLOW_RETURN_IF_ERROR(RegisterControlFlowGradients(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterListGradients(registry));
   return RegisterResourceGradients(registry);
 }
 

@@ -62,6 +62,7 @@ absl::Status RegisterArrayGradients(GradientRegistry* registry);  // array_grads
 absl::Status RegisterNnGradients(GradientRegistry* registry);     // nn_grads.cc
 absl::Status RegisterResourceGradients(GradientRegistry* registry);  // resource_grads.cc
 absl::Status RegisterControlFlowGradients(GradientRegistry* registry);  // control_flow_grads.cc
+absl::Status RegisterListGradients(GradientRegistry* registry);  // list_grads.cc
 
 }  // namespace dflow
 

@@ -20,7 +20,9 @@
 namespace dflow {
 namespace {
 
-bool IsDifferentiable(DataType t) { return IsFloatOrComplex(t); }
+// Floats and TensorLists (DT_VARIANT): a list carried by the loop gets a list of its
+// elements' gradients (graph/gradients/list_grads.cc).
+bool IsDifferentiable(DataType t) { return IsFloatOrComplex(t) || BaseType(t) == DT_VARIANT; }
 
 Output EnterInput(const Node& enter) {
   const Edge* e = enter.input_edge(0);
@@ -360,8 +362,9 @@ absl::Status WhileGradBuilder::Build(const Node& exit, const NodeGrads& exit_gra
   for (size_t j = 0; j < invariants_.size(); ++j) {
     Carried& c = invariants_[j];
     const Output& d = dx[vars_.size() + j];
-    CloseLoopVar(scope_, &backward_, c.var, d.node != nullptr ? Add(scope_, c.current, d)
-                                                              : c.current);
+    // AddN: the sum of lists too.
+    CloseLoopVar(scope_, &backward_, c.var,
+                 d.node != nullptr ? AddN(scope_, {c.current, d}) : c.current);
   }
   DFLOW_RETURN_IF_ERROR(scope_.status());
   for (std::vector<Carried>* list : {&vars_, &invariants_}) {

@@ -320,6 +320,7 @@ class TensorListResizeOp : public CheapOpKernel {
 
 absl::Status RegisterListKernels(KernelRegistry* r) {
   DFLOW_RETURN_IF_ERROR(RegisterListScatterConcatKernels(r));
+  DFLOW_RETURN_IF_ERROR(RegisterListArithmeticKernels(r));
   DFLOW_RETURN_IF_ERROR(r->Register<EmptyTensorListOp>(CpuKernel("EmptyTensorList")));
   DFLOW_RETURN_IF_ERROR(r->Register<TensorListReserveOp>(CpuKernel("TensorListReserve")));
   DFLOW_RETURN_IF_ERROR(r->Register<TensorListFromTensorOp>(CpuKernel("TensorListFromTensor")));

@@ -21,9 +21,11 @@ absl::Status RegisterFusedMatMulKernels(KernelRegistry* registry);  // fused_mat
 absl::Status RegisterPoolingKernels(KernelRegistry* registry);    // pooling_ops.cc
 absl::Status RegisterSendRecvKernels(KernelRegistry* registry);   // sendrecv_ops.cc
 absl::Status RegisterControlFlowKernels(KernelRegistry* registry);  // control_flow_ops.cc
-// list_kernels.cc; registers list_scatter_concat_kernels.cc's too.
+// list_kernels.cc; registers list_scatter_concat_kernels.cc's and
+// list_arithmetic_kernels.cc's too.
 absl::Status RegisterListKernels(KernelRegistry* registry);
 absl::Status RegisterListScatterConcatKernels(KernelRegistry* registry);
+absl::Status RegisterListArithmeticKernels(KernelRegistry* registry);
 absl::Status RegisterTensorArrayKernels(KernelRegistry* registry);  // tensor_array_ops.cc
 absl::Status RegisterStackKernels(KernelRegistry* registry);        // stack_ops.cc
 absl::Status RegisterSliceKernels(KernelRegistry* registry);      // slice_ops.cc
