@@ -321,6 +321,24 @@ TEST_CASE("A loop nested in a loop's body, with a trip count set by the outer lo
   CHECK(CheckGradient({{{3}, {0.3, -0.6, 0.2}}, {{3}, {0.9, 1.3, -0.4}}}, f) < kTol);
 }
 
+TEST_CASE("An inner loop reading the outer loop's variable as its invariant") {
+  // Outer: (x, y) <- (inner(x), y * x) where the inner loop runs u <- tanh(u * y) twice:
+  // y is the outer iteration's value, an invariant of the inner loop, whose gradient
+  // (summed over the inner iterations) flows back into the outer body.
+  auto f = [](const Scope& s, const Xs& in) -> Xs {
+    Xs y = CountedLoop(s, 3, {in[0], in[1]},
+                       [&](const Scope& b, const Output&, const Xs& v) -> Xs {
+      Xs inner = CountedLoop(b, 2, {v[0]}, [&](const Scope& c, const Output&,
+                                               const Xs& u) -> Xs {
+        return {Tanh(c, Mul(c, u[0], v[1]))};
+      });
+      return {inner[0], Mul(b, v[1], v[0])};
+    });
+    return {WeightedSum(s, y[0]), WeightedSum(s, y[1])};
+  };
+  CHECK(CheckGradient({{{2}, {0.6, -0.8}}, {{2}, {0.9, 1.2}}}, f) < kTol);
+}
+
 TEST_CASE("Three loops deep, an inner loop running zero times in some iterations") {
   // The middle loop runs i times (0 in the first outer iteration); the innermost twice.
   auto f = [](const Scope& s, const Xs& in) -> Xs {
