@@ -79,4 +79,31 @@ Operation AdagradOptimizer::ApplyDense(const Scope& scope, const Output& grad,
                {var.handle(), accum.handle(), Input(lr_), grad}, Locking(use_locking()));
 }
 
+Operation AdadeltaOptimizer::ApplyDense(const Scope& scope, const Output& grad,
+                                        const Variable& var) {
+  Variable accum = MakeSlot(var, 0.0);
+  Variable accum_update = MakeSlot(var, 0.0, "_1");
+  return AddOp(scope, "ResourceApplyAdadelta",
+               {var.handle(), accum.handle(), accum_update.handle(), Input(lr_), Input(rho_),
+                Input(epsilon_), grad},
+               Locking(use_locking()));
+}
+
+Operation FtrlOptimizer::ApplyDense(const Scope& scope, const Output& grad,
+                                    const Variable& var) {
+  Variable accum = MakeSlot(var, options_.initial_accumulator_value);
+  Variable linear = MakeSlot(var, 0.0, "_1");
+  const Input lr(lr_), l1(options_.l1_regularization_strength),
+      l2(options_.l2_regularization_strength), power(options_.learning_rate_power);
+  if (options_.l2_shrinkage_regularization_strength == 0.0) {
+    return AddOp(scope, "ResourceApplyFtrl",
+                 {var.handle(), accum.handle(), linear.handle(), grad, lr, l1, l2, power},
+                 Locking(use_locking()));
+  }
+  return AddOp(scope, "ResourceApplyFtrlV2",
+               {var.handle(), accum.handle(), linear.handle(), grad, lr, l1, l2,
+                Input(options_.l2_shrinkage_regularization_strength), power},
+               Locking(use_locking()));
+}
+
 }  // namespace dflow

@@ -100,6 +100,48 @@ class AdagradOptimizer : public Optimizer {
   double lr_, initial_;
 };
 
+// Adadelta (Zeiler): accum = rho accum + (1 - rho) grad^2; update = sqrt(accum_update +
+// eps) / sqrt(accum + eps) grad; accum_update = rho accum_update + (1 - rho) update^2;
+// var -= lr * update. Slots "<var>/Adadelta" (accum) and "<var>/Adadelta_1"
+// (accum_update), zeros. TF 1's defaults.
+class AdadeltaOptimizer : public Optimizer {
+ public:
+  explicit AdadeltaOptimizer(double learning_rate = 0.001, double rho = 0.95,
+                             double epsilon = 1e-8, bool use_locking = false)
+      : Optimizer("Adadelta", use_locking), lr_(learning_rate), rho_(rho), epsilon_(epsilon) {}
+
+ protected:
+  Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
+
+ private:
+  double lr_, rho_, epsilon_;
+};
+
+// FTRL-Proximal (McMahan et al.), TF 1's FtrlOptimizer: slots "<var>/Ftrl" (accum,
+// filled with initial_accumulator_value) and "<var>/Ftrl_1" (linear, zeros);
+// ResourceApplyFtrl, or ResourceApplyFtrlV2 with an l2 shrinkage strength.
+struct FtrlOptions {
+  double learning_rate_power = -0.5;
+  double initial_accumulator_value = 0.1;
+  double l1_regularization_strength = 0.0;
+  double l2_regularization_strength = 0.0;
+  double l2_shrinkage_regularization_strength = 0.0;
+  bool use_locking = false;
+};
+
+class FtrlOptimizer : public Optimizer {
+ public:
+  explicit FtrlOptimizer(double learning_rate, const FtrlOptions& options = {})
+      : Optimizer("Ftrl", options.use_locking), lr_(learning_rate), options_(options) {}
+
+ protected:
+  Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
+
+ private:
+  double lr_;
+  FtrlOptions options_;
+};
+
 }  // namespace dflow
 
 #endif  // DFLOW_GRAPH_TRAIN_OPTIMIZERS_H_

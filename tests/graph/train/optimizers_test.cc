@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <memory>
+#include <tuple>
 
 #include "absl/strings/match.h"
 #include "catch2/catch.hpp"
@@ -117,6 +118,46 @@ TEST_CASE("RMSProp (plain and centered) and Adagrad move against the gradient") 
       CHECK(w[1] > 0.25);
     }
   }
+}
+
+TEST_CASE("Adadelta and FTRL (plain and with l2 shrinkage): TF 1's first step, slots") {
+  // The gradients are 1 for w[0] = 0.5 and -2 for w[1] = 0.25.
+  {
+    Model m = LinearModel();
+    AdadeltaOptimizer adadelta(1.0);
+    std::vector<double> w = Train(m, adadelta, 1);
+    for (auto [index, g, start] : {std::tuple{0, 1.0, 0.5}, std::tuple{1, -2.0, 0.25}}) {
+      const double accum = 0.05 * g * g;
+      const double update = std::sqrt(1e-8) / std::sqrt(accum + 1e-8) * g;
+      CHECK(w[index] == Approx(start - update).epsilon(1e-5));
+    }
+  }
+  for (double shrinkage : {0.0, 0.3}) {
+    INFO("l2 shrinkage " << shrinkage);
+    Model m = LinearModel();
+    FtrlOptions options;
+    options.l1_regularization_strength = 0.01;
+    options.l2_regularization_strength = 0.1;
+    options.l2_shrinkage_regularization_strength = shrinkage;
+    FtrlOptimizer ftrl(0.1, options);
+    std::vector<double> w = Train(m, ftrl, 1);
+    for (auto [index, g, start] : {std::tuple{0, 1.0, 0.5}, std::tuple{1, -2.0, 0.25}}) {
+      // TF's ApplyFtrl(V2) with learning_rate_power -0.5 from accum 0.1, linear 0.
+      const double shrunk = g + 2 * shrinkage * start;
+      const double accum = 0.1 + g * g;
+      const double linear = shrunk - (std::sqrt(accum) - std::sqrt(0.1)) / 0.1 * start;
+      const double quadratic = std::sqrt(accum) / 0.1 + 2 * 0.1;
+      const double expected =
+          std::abs(linear) > 0.01 ? ((linear > 0 ? 0.01 : -0.01) - linear) / quadratic : 0.0;
+      CHECK(w[index] == Approx(expected).epsilon(1e-5));
+    }
+  }
+  Model m = LinearModel();
+  FtrlOptimizer ftrl(0.1);
+  REQUIRE(ftrl.Minimize(m.root, m.loss, {m.w}).ok());
+  std::vector<std::string> names;
+  for (const Variable& v : ftrl.variables()) names.push_back(v.name());
+  CHECK(names == std::vector<std::string>{"w/Ftrl", "w/Ftrl_1"});
 }
 
 TEST_CASE("A global step counts the steps") {
