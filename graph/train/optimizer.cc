@@ -78,7 +78,10 @@ absl::StatusOr<Operation> Optimizer::ApplyGradients(
   std::vector<Operation> updates;
   for (const GradAndVar* gv : with_grad) {
     Scope update = gv->variable.Colocated(s.NewSubScope("update_" + gv->variable.name()));
-    updates.push_back(ApplyDense(update, gv->gradient, gv->variable));
+    std::optional<SparseGradient> sparse =
+        FindSparseGradient(update.NewSubScope("sparse_gradient"), gv->gradient, gv->variable);
+    updates.push_back(sparse ? ApplySparse(update, *sparse, gv->variable)
+                             : ApplyDense(update, gv->gradient, gv->variable));
   }
   DFLOW_RETURN_IF_ERROR(scope.status());
   Operation finish = Finish(s, updates);
@@ -109,6 +112,11 @@ std::vector<Variable> Optimizer::AllVariables(
 }
 
 absl::Status Optimizer::Prepare(const Variable&) { return absl::OkStatus(); }
+
+Operation Optimizer::ApplySparse(const Scope& scope, const SparseGradient& grad,
+                                 const Variable& var) {
+  return ApplyDense(scope, grad.dense, var);
+}
 
 Operation Optimizer::Finish(const Scope& scope, const std::vector<Operation>& updates) {
   return NoOp(scope.WithOpName("update").WithControlDependencies(updates));

@@ -9,6 +9,9 @@
 // Minimize = ComputeGradients (AddSymbolicGradients with respect to the variables'
 // handles) + ApplyGradients (one ResourceApply* op per variable with a gradient, then
 // the optimizer's own bookkeeping, such as Adam's beta powers, then global_step += 1).
+// A variable read only through ResourceGather (an embedding table) has a gradient of a
+// few rows (sparse_gradient.h): it is updated as TF's sparse paths do, rows alone
+// (ResourceSparseApply*; GradientDescent's scatter; Adam's scatters into its slots).
 // ApplyGradients takes any gradients, e.g. the average of several towers' (towers.h).
 //
 // Slots (Momentum's accumulators, Adam's moments, ...) are variables the optimizer
@@ -24,6 +27,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "graph/scope.h"
+#include "graph/train/sparse_gradient.h"
 #include "graph/train/variable.h"
 
 namespace dflow {
@@ -66,6 +70,10 @@ class Optimizer {
   virtual absl::Status Prepare(const Variable& first);
   // The update of `var` by `grad`.
   virtual Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) = 0;
+  // The update of `var` by a gradient of some rows (repeated indices possible). Default:
+  // ApplyDense of the dense gradient.
+  virtual Operation ApplySparse(const Scope& scope, const SparseGradient& grad,
+                                const Variable& var);
   // Runs after all updates (`updates` as control inputs); returns the op that finishes
   // the step. Default: a NoOp grouping the updates.
   virtual Operation Finish(const Scope& scope, const std::vector<Operation>& updates);

@@ -1,5 +1,6 @@
 #include "graph/train/optimizers.h"
 
+#include "graph/array_ops.h"
 #include "graph/ops.h"
 
 namespace dflow {
@@ -103,6 +104,112 @@ Operation FtrlOptimizer::ApplyDense(const Scope& scope, const Output& grad,
   return AddOp(scope, "ResourceApplyFtrlV2",
                {var.handle(), accum.handle(), linear.handle(), grad, lr, l1, l2,
                 Input(options_.l2_shrinkage_regularization_strength), power},
+               Locking(use_locking()));
+}
+
+// ---- Sparse paths: the rows of an embedding's gradient alone, as TF 1's optimizers ----
+
+// TF: resource_scatter_add(var, indices, -lr * grad), repeated indices adding up.
+Operation GradientDescentOptimizer::ApplySparse(const Scope& scope, const SparseGradient& grad,
+                                                const Variable& var) {
+  return AddOp(scope, "ResourceScatterAdd",
+               {var.handle(), grad.indices, Mul(scope, grad.values, -lr_)});
+}
+
+Operation MomentumOptimizer::ApplySparse(const Scope& scope, const SparseGradient& grad,
+                                         const Variable& var) {
+  SparseGradient g = Deduplicated(scope, grad);
+  Variable accum = MakeSlot(var, 0.0);
+  AttrMap attrs = Locking(use_locking());
+  attrs["use_nesterov"] = BoolAttr(nesterov_);
+  return AddOp(scope, "ResourceSparseApplyMomentum",
+               {var.handle(), accum.handle(), Input(lr_), g.values, g.indices,
+                Input(momentum_)},
+               attrs);
+}
+
+// TF 1's _apply_sparse_shared: m and v decay in every row, the rows' gradient terms are
+// scattered in, and the variable moves in every row (the dense update's result).
+Operation AdamOptimizer::ApplySparse(const Scope& scope, const SparseGradient& grad,
+                                     const Variable& var) {
+  SparseGradient g = Deduplicated(scope, grad);
+  Variable m = MakeSlot(var, 0.0);
+  Variable v = MakeSlot(var, 0.0, "_1");
+  Output beta1_power = beta1_power_.Read(scope);
+  Output beta2_power = beta2_power_.Read(scope);
+  Output lr = Mul(scope, Input(lr_),
+                  RealDiv(scope, Sqrt(scope, Sub(scope, 1.0, beta2_power)),
+                          Sub(scope, 1.0, beta1_power)));
+  auto decay_and_scatter = [&](const Variable& slot, double beta, const Output& term) {
+    Operation decay = AddOp(scope, "AssignVariableOp",
+                            {slot.handle(), Mul(scope, slot.Read(scope), beta)});
+    return AddOp(scope.WithControlDependencies({decay}), "ResourceScatterAdd",
+                 {slot.handle(), g.indices, Mul(scope, term, 1.0 - beta)});
+  };
+  Operation m_add = decay_and_scatter(m, beta1_, g.values);
+  Operation v_add = decay_and_scatter(v, beta2_, Square(scope, g.values));
+  Output m_t = m.Read(scope.WithControlDependencies({m_add}));
+  Output v_t = v.Read(scope.WithControlDependencies({v_add}));
+  Output step = RealDiv(scope, Mul(scope, lr, m_t), Add(scope, Sqrt(scope, v_t), epsilon_));
+  Operation update = AddOp(scope, "AssignSubVariableOp", {var.handle(), step});
+  return NoOp(scope.WithOpName("sparse_update")
+                  .WithControlDependencies({update, m_add, v_add}));
+}
+
+Operation RMSPropOptimizer::ApplySparse(const Scope& scope, const SparseGradient& grad,
+                                        const Variable& var) {
+  SparseGradient g = Deduplicated(scope, grad);
+  Variable ms = MakeSlot(var, 1.0);
+  Variable mom = MakeSlot(var, 0.0, "_1");
+  if (!centered_) {
+    return AddOp(scope, "ResourceSparseApplyRMSProp",
+                 {var.handle(), ms.handle(), mom.handle(), Input(lr_), Input(decay_),
+                  Input(momentum_), Input(epsilon_), g.values, g.indices},
+                 Locking(use_locking()));
+  }
+  Variable mg = MakeSlot(var, 0.0, "_2");
+  return AddOp(scope, "ResourceSparseApplyCenteredRMSProp",
+               {var.handle(), mg.handle(), ms.handle(), mom.handle(), Input(lr_),
+                Input(decay_), Input(momentum_), Input(epsilon_), g.values, g.indices},
+               Locking(use_locking()));
+}
+
+Operation AdagradOptimizer::ApplySparse(const Scope& scope, const SparseGradient& grad,
+                                        const Variable& var) {
+  SparseGradient g = Deduplicated(scope, grad);
+  Variable accum = MakeSlot(var, initial_);
+  return AddOp(scope, "ResourceSparseApplyAdagrad",
+               {var.handle(), accum.handle(), Input(lr_), g.values, g.indices},
+               Locking(use_locking()));
+}
+
+Operation AdadeltaOptimizer::ApplySparse(const Scope& scope, const SparseGradient& grad,
+                                         const Variable& var) {
+  SparseGradient g = Deduplicated(scope, grad);
+  Variable accum = MakeSlot(var, 0.0);
+  Variable accum_update = MakeSlot(var, 0.0, "_1");
+  return AddOp(scope, "ResourceSparseApplyAdadelta",
+               {var.handle(), accum.handle(), accum_update.handle(), Input(lr_), Input(rho_),
+                Input(epsilon_), g.values, g.indices},
+               Locking(use_locking()));
+}
+
+Operation FtrlOptimizer::ApplySparse(const Scope& scope, const SparseGradient& grad,
+                                     const Variable& var) {
+  SparseGradient g = Deduplicated(scope, grad);
+  Variable accum = MakeSlot(var, options_.initial_accumulator_value);
+  Variable linear = MakeSlot(var, 0.0, "_1");
+  const Input lr(lr_), l1(options_.l1_regularization_strength),
+      l2(options_.l2_regularization_strength), power(options_.learning_rate_power);
+  if (options_.l2_shrinkage_regularization_strength == 0.0) {
+    return AddOp(scope, "ResourceSparseApplyFtrl",
+                 {var.handle(), accum.handle(), linear.handle(), g.values, g.indices, lr, l1,
+                  l2, power},
+                 Locking(use_locking()));
+  }
+  return AddOp(scope, "ResourceSparseApplyFtrlV2",
+               {var.handle(), accum.handle(), linear.handle(), g.values, g.indices, lr, l1,
+                l2, Input(options_.l2_shrinkage_regularization_strength), power},
                Locking(use_locking()));
 }
 

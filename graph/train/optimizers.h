@@ -15,6 +15,8 @@ class GradientDescentOptimizer : public Optimizer {
 
  protected:
   Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
+  Operation ApplySparse(const Scope& scope, const SparseGradient& grad,
+                        const Variable& var) override;
 
  private:
   double lr_;
@@ -33,6 +35,8 @@ class MomentumOptimizer : public Optimizer {
 
  protected:
   Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
+  Operation ApplySparse(const Scope& scope, const SparseGradient& grad,
+                        const Variable& var) override;
 
  private:
   double lr_, momentum_;
@@ -54,6 +58,8 @@ class AdamOptimizer : public Optimizer {
  protected:
   absl::Status Prepare(const Variable& first) override;
   Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
+  Operation ApplySparse(const Scope& scope, const SparseGradient& grad,
+                        const Variable& var) override;
   Operation Finish(const Scope& scope, const std::vector<Operation>& updates) override;
 
  private:
@@ -77,6 +83,8 @@ class RMSPropOptimizer : public Optimizer {
 
  protected:
   Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
+  Operation ApplySparse(const Scope& scope, const SparseGradient& grad,
+                        const Variable& var) override;
 
  private:
   double lr_, decay_, momentum_, epsilon_;
@@ -95,6 +103,8 @@ class AdagradOptimizer : public Optimizer {
 
  protected:
   Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
+  Operation ApplySparse(const Scope& scope, const SparseGradient& grad,
+                        const Variable& var) override;
 
  private:
   double lr_, initial_;
@@ -112,6 +122,8 @@ class AdadeltaOptimizer : public Optimizer {
 
  protected:
   Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
+  Operation ApplySparse(const Scope& scope, const SparseGradient& grad,
+                        const Variable& var) override;
 
  private:
   double lr_, rho_, epsilon_;
@@ -136,6 +148,8 @@ class FtrlOptimizer : public Optimizer {
 
  protected:
   Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
+  Operation ApplySparse(const Scope& scope, const SparseGradient& grad,
+                        const Variable& var) override;
 
  private:
   double lr_;
