@@ -17,6 +17,8 @@ bool IsLoopSwitch(const Node& node) {
   return pred != nullptr && pred->src->op() == "LoopCond";
 }
 
+// A loop variable's Merge (its back edge from a NextIteration): alive every iteration,
+// and the walk must stop there or it would follow the back edge round the loop.
 bool IsLoopMerge(const Node& node) {
   if (!IsMerge(node)) return false;
   for (const Edge* e : node.in_edges()) {
@@ -37,8 +39,8 @@ bool IsPrefix(const CondContext& shorter, const CondContext& longer) {
 
 absl::StatusOr<CondContext> CondContexts::Of(const Output& value) {
   absl::StatusOr<CondContext> context = OfNode(*value.node);
-  if (!context.ok() || !IsSwitch(*value.node) || IsLoopSwitch(*value.node) ||
-      !in_body_(*value.node)) {
+  if (!context.ok() || value.index < 0 || !IsSwitch(*value.node) ||
+      IsLoopSwitch(*value.node) || !in_body_(*value.node)) {
     return context;
   }
   const Edge* pred = value.node->input_edge(1);
@@ -46,27 +48,42 @@ absl::StatusOr<CondContext> CondContexts::Of(const Output& value) {
   return context;
 }
 
+bool CondContexts::IsNestedExit(const Node& node) const {
+  return nested_inputs_ != nullptr && IsExit(node) && !nested_inputs_(node).empty();
+}
+
+bool CondContexts::Boundary(const Node& node) const {
+  if (IsNestedExit(node)) return false;
+  return !in_body_(node) || IsEnter(node) || IsExit(node) || IsLoopSwitch(node) ||
+         IsLoopMerge(node);
+}
+
+std::vector<Output> CondContexts::Sources(const Node& node) const {
+  if (IsNestedExit(node)) return nested_inputs_(node);
+  std::vector<Output> sources;
+  for (const Edge* e : node.in_edges()) {
+    sources.push_back(Output(e->src, e->IsControlEdge() ? -1 : e->src_output));
+  }
+  return sources;
+}
+
 // Post-order over the body's nodes from `root` back to the boundaries (an explicit stack:
 // a body may hold long chains).
 absl::StatusOr<CondContext> CondContexts::OfNode(const Node& root) {
-  auto boundary = [&](const Node& n) {
-    return !in_body_(n) || IsEnter(n) || IsExit(n) || IsLoopSwitch(n) || IsLoopMerge(n);
-  };
   std::vector<std::pair<const Node*, bool>> stack = {{&root, false}};
   while (!stack.empty()) {
     auto& [node, expanded] = stack.back();
     const Node* n = node;
     if (memo_.contains(n)) {
       stack.pop_back();
-    } else if (!expanded && !boundary(*n)) {
+    } else if (!expanded && !Boundary(*n)) {
       expanded = true;
-      for (const Edge* e : n->in_edges()) {
-        if (!memo_.contains(e->src)) stack.push_back({e->src, false});
+      for (const Output& source : Sources(*n)) {
+        if (!memo_.contains(source.node)) stack.push_back({source.node, false});
       }
     } else {
       stack.pop_back();
-      absl::StatusOr<CondContext> context =
-          boundary(*n) ? CondContext() : Compute(*n);
+      absl::StatusOr<CondContext> context = Boundary(*n) ? CondContext() : Compute(*n);
       if (!context.ok()) return context.status();
       memo_.emplace(n, *std::move(context));
     }
@@ -74,17 +91,13 @@ absl::StatusOr<CondContext> CondContexts::OfNode(const Node& root) {
   return memo_.at(&root);
 }
 
-// Every input of `node` has its context in memo_.
+// Every source of `node` has its context in memo_.
 absl::StatusOr<CondContext> CondContexts::Compute(const Node& node) {
   std::vector<CondContext> inputs;
-  for (const Edge* e : node.in_edges()) {
-    if (e->IsControlEdge()) {
-      inputs.push_back(memo_.at(e->src));
-    } else {
-      absl::StatusOr<CondContext> context = Of(Output(e->src, e->src_output));
-      if (!context.ok()) return context.status();
-      inputs.push_back(*std::move(context));
-    }
+  for (const Output& source : Sources(node)) {
+    absl::StatusOr<CondContext> context = Of(source);  // index -1: the node's own
+    if (!context.ok()) return context.status();
+    inputs.push_back(*std::move(context));
   }
   if (inputs.empty()) return CondContext();
   if (IsMerge(node)) {  // a conditional's branches join: the prefix they share

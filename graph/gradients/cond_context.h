@@ -5,10 +5,10 @@
 // A value's context is the chain of branches it is inside, outermost first: a Switch's
 // output `b` adds (its predicate, b) to the Switch's own context; a Merge of a
 // conditional's branches leaves them (the longest prefix its inputs share); any other
-// node is in the deepest context of its inputs (data and control). The loop's own
-// Switches and Merges (on a LoopCond, or fed by a NextIteration) and its Enters start
-// an empty context; values from outside the body and Exits of loops nested in it are
-// taken as empty (a nested loop's own gradient checks where it lives).
+// node is in the deepest context of its inputs (data and control). The Exits of a loop
+// nested in the body are in the deepest context of what enters that loop. The loop's
+// own Switches and Merges (on a LoopCond, or fed by a NextIteration) and its Enters
+// start an empty context, and so do values from outside the body.
 //
 // A node whose inputs come from branches neither of which contains the other (one branch
 // of each of two separate conditionals) is UNIMPLEMENTED: it is alive only when both are
@@ -37,18 +37,30 @@ using CondContext = std::vector<CondBranch>;
 class CondContexts {
  public:
   // `in_body(node)`: whether the node computes in the loop body (its frame's nodes and
-  // Enters). `loop_name` is used in error messages.
-  CondContexts(std::function<bool(const Node&)> in_body, std::string loop_name)
-      : in_body_(std::move(in_body)), loop_name_(std::move(loop_name)) {}
+  // Enters). `nested_inputs(exit)`: for an Exit of a loop nested in the body, the
+  // tensors entering that loop (empty for any other node; may be null). `loop_name` is
+  // used in error messages.
+  using NestedInputs = std::function<std::vector<Output>(const Node&)>;
+  CondContexts(std::function<bool(const Node&)> in_body, std::string loop_name,
+               NestedInputs nested_inputs = nullptr)
+      : in_body_(std::move(in_body)), loop_name_(std::move(loop_name)),
+        nested_inputs_(std::move(nested_inputs)) {}
 
   absl::StatusOr<CondContext> Of(const Output& value);
 
  private:
   absl::StatusOr<CondContext> OfNode(const Node& node);
   absl::StatusOr<CondContext> Compute(const Node& node);
+  // What `node`'s context derives from: its in-edges' sources (data ones as tensors,
+  // control ones as their node's output -1), or for a nested loop's Exit the tensors
+  // entering that loop.
+  std::vector<Output> Sources(const Node& node) const;
+  bool IsNestedExit(const Node& node) const;
+  bool Boundary(const Node& node) const;
 
   std::function<bool(const Node&)> in_body_;
   std::string loop_name_;
+  NestedInputs nested_inputs_;
   absl::flat_hash_map<const Node*, CondContext> memo_;
 };
 

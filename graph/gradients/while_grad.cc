@@ -24,6 +24,16 @@ namespace {
 // elements' gradients (graph/gradients/list_grads.cc).
 bool IsDifferentiable(DataType t) { return IsFloatOrComplex(t) || BaseType(t) == DT_VARIANT; }
 
+// Marks the lists a loop gradient adds to replay forward values: a later gradient through
+// the same loop must not differentiate them (a list of every replayed value, zeros).
+constexpr char kAccumulatorAttr[] = "_dflow_loop_gradient_accumulator";
+
+bool IsAccumulator(const Output& initial) {
+  if (initial.node == nullptr) return false;
+  const AttrValue* mark = initial.node->attr(kAccumulatorAttr);
+  return mark != nullptr && mark->b();
+}
+
 Output EnterInput(const Node& enter) {
   const Edge* e = enter.input_edge(0);
   return e == nullptr ? Output() : Output(e->src, e->src_output);
@@ -61,6 +71,13 @@ class WhileGradBuilder {
 
  private:
   absl::Status FindLoop(const Node& exit);
+  // A value of a branch in the body that reads a differentiable tensor from outside its
+  // branch without a Switch would get a gradient that is dead in iterations skipping
+  // the branch, and a dead gradient stops the backward loop: refused (TF's cond always
+  // switches such tensors into the branch).
+  absl::Status CheckBranchReads();
+  // For an Exit of a loop nested in the body: the tensors entering that loop.
+  std::vector<Output> NestedLoopInputs(const Node& exit);
   // A loop nested in another's body: only inside that loop's gradient, not in a branch.
   absl::Status CheckNesting();
   absl::Status CollectCarried(const NodeGrads& exit_grads);
@@ -93,6 +110,7 @@ class WhileGradBuilder {
   absl::flat_hash_set<const Node*> own_forward_additions_;
   absl::flat_hash_set<const Node*>* forward_additions_;
   std::unique_ptr<CondContexts> contexts_;
+  absl::flat_hash_map<int, std::vector<Output>> nested_inputs_;  // by nested frame
   Output forward_pivot_;  // alive in every forward iteration (the counter's Identity)
   int frame_ = 0;
   WhileLoopStructure forward_;
@@ -109,8 +127,54 @@ absl::Status WhileGradBuilder::FindLoop(const Node& exit) {
   frame_ = info_.node_frame[exit.id()];
   DFLOW_ASSIGN_OR_RETURN(forward_, FindWhileLoop(*graph_, info_, frame_));
   contexts_ = std::make_unique<CondContexts>(
-      [this](const Node& n) { return InForwardBody(n); }, forward_.frame_name);
-  return CheckNesting();
+      [this](const Node& n) { return InForwardBody(n); }, forward_.frame_name,
+      [this](const Node& n) { return NestedLoopInputs(n); });
+  DFLOW_RETURN_IF_ERROR(CheckNesting());
+  return CheckBranchReads();
+}
+
+std::vector<Output> WhileGradBuilder::NestedLoopInputs(const Node& exit) {
+  const int id = exit.id();
+  if (!IsExit(exit) || id >= static_cast<int>(info_.node_frame.size())) return {};
+  const int nested = info_.node_frame[id];
+  if (nested == frame_ || info_.frames[nested].parent != frame_) return {};
+  auto [it, inserted] = nested_inputs_.try_emplace(nested);
+  if (inserted) {
+    for (Node* node : graph_->nodes()) {
+      if (node->id() < static_cast<int>(info_.entered_frame.size()) &&
+          info_.entered_frame[node->id()] == nested && EnterInput(*node).node != nullptr) {
+        it->second.push_back(EnterInput(*node));
+      }
+    }
+  }
+  return it->second;
+}
+
+absl::Status WhileGradBuilder::CheckBranchReads() {
+  for (Node* node : graph_->nodes()) {
+    const int id = node->id();
+    if (id >= static_cast<int>(info_.node_frame.size()) || info_.node_frame[id] != frame_ ||
+        IsMerge(*node) || node->op() == "Switch" || node->op() == "RefSwitch") {
+      continue;
+    }
+    DFLOW_ASSIGN_OR_RETURN(CondContext context, contexts_->Of(Output(node, -1)));
+    if (context.empty()) continue;
+    for (const Edge* e : node->in_edges()) {
+      const Output source(e->src, e->src_output);
+      if (e->IsControlEdge() || !IsDifferentiable(source.dtype()) ||
+          e->src->op() == "Const") {
+        continue;
+      }
+      DFLOW_ASSIGN_OR_RETURN(CondContext outer, contexts_->Of(source));
+      if (outer.size() >= context.size()) continue;
+      return absl::UnimplementedError(absl::StrCat(
+          "the gradient of while loop '", forward_.frame_name, "': '", node->name(),
+          "', inside a conditional of the body, reads '", source.name(),
+          "' from outside its branch without a Switch; its gradient would be dead in "
+          "iterations that skip the branch. Switch it into the branch as TF's cond does"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status WhileGradBuilder::CheckNesting() {
@@ -122,6 +186,8 @@ absl::Status WhileGradBuilder::CheckNesting() {
         "the gradient of while loop '", forward_.frame_name, "', which is nested in while "
         "loop '", parent_name, "', can only be taken as part of that loop's gradient"));
   }
+  // A loop runs in one context of the enclosing body: all its Enters are alive in the
+  // same iterations, so their inputs say whether it runs inside a branch.
   std::vector<Node*> enters = forward_.invariants;
   for (const LoopVar& var : forward_.vars) enters.push_back(var.enter);
   for (Node* enter : enters) {
@@ -140,7 +206,7 @@ absl::Status WhileGradBuilder::CheckNesting() {
 absl::Status WhileGradBuilder::CollectCarried(const NodeGrads& exit_grads) {
   for (const LoopVar& var : forward_.vars) {
     const Output input = EnterInput(*var.enter);
-    if (!IsDifferentiable(input.dtype())) continue;
+    if (!IsDifferentiable(input.dtype()) || IsAccumulator(input)) continue;
     Carried c{var.enter, var, Output(), {}, {}};
     auto it = var.exit == nullptr ? exit_grads.end() : exit_grads.find(var.exit);
     if (it != exit_grads.end() && it->second.node != nullptr) {
@@ -238,8 +304,10 @@ absl::Status WhileGradBuilder::ReplaceForwardReads(int first_id, int end_id) {
     if (node == nullptr || forward_additions_->contains(node)) continue;
     const std::vector<const Edge*> edges = node->in_edges();
     for (const Edge* e : edges) {
+      // Made for the backward loop: skip. A nested gradient's forward additions are made
+      // after backward_start_ too, but are forward values (e.g. its accumulators' Exits).
       if (e->src->id() >= backward_start_ && !forward_additions_->contains(e->src)) {
-        continue;  // made for the backward loop
+        continue;
       }
       if (e->IsControlEdge()) {
         graph_->RemoveEdge(e);  // ordering within the forward loop means nothing here
@@ -313,7 +381,9 @@ Output WhileGradBuilder::Accumulate(const Output& forward, const CondContext& co
   const AttrMap element = {{"element_dtype", TypeAttr(dtype)}};
   const Scope s = scope_.NewSubScope("accumulator");
   const int forward_start = graph_->num_node_ids();
-  Output empty = AddOp(s, "EmptyTensorList", {Input(-1), Input(-1)}, element).output(0);
+  AttrMap marked = element;
+  marked[kAccumulatorAttr] = BoolAttr(true);
+  Output empty = AddOp(s, "EmptyTensorList", {Input(-1), Input(-1)}, marked).output(0);
   LoopVar pushed = AddLoopVar(s, &forward_, empty, [&](const Scope& in, const Output& list) {
     return RouteThroughBranches(in, list, context, forward_preds, 0, [&](const Output& l) {
       return AddOp(in, "TensorListPushBack", {l, forward}, element).output(0);

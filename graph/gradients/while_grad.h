@@ -30,8 +30,12 @@
 // (graph/gradients/enclosing_loop_grad.h), to any depth.
 //
 // Not supported (UNIMPLEMENTED naming the frame): a gradient reading a variable's Enter
-// directly; a loop nested in a conditional of another loop's body; a value reading
-// branches of two separate conditionals. The loop's predicate has no gradient.
+// directly; a loop nested in a conditional of another loop's body and differentiated;
+// a value reading branches of two separate conditionals; a branch reading a
+// differentiable tensor from outside it without a Switch (its gradient would be dead in
+// the iterations that skip the branch). The loop's predicate has no gradient. Lists the
+// gradient adds to replay values are marked, so a later gradient through the same loop
+// does not differentiate them.
 #ifndef DFLOW_GRAPH_GRADIENTS_WHILE_GRAD_H_
 #define DFLOW_GRAPH_GRADIENTS_WHILE_GRAD_H_
 
@@ -48,8 +52,9 @@ namespace dflow {
 
 using NodeGrads = absl::flat_hash_map<const Node*, Output>;
 
-// `exit`: one Exit of the loop; `info`: the graph's frames, read before any gradient node
-// was added (every forward node is in it). `exit_grads`: the gradient arriving at each of
+// `exit`: one Exit of the loop; `info`: the graph's frames, read before this gradient's
+// nodes were added (every node the user built is in it; forward nodes a nested gradient
+// adds are known through `enclosing`). `exit_grads`: the gradient arriving at each of
 // the loop's Exits (absent: none). `enclosing`: the gradient of the loop whose body holds
 // this one (null for a loop in the root frame). On success `enter_grads` maps each Enter
 // of the loop whose input gets a gradient to it. Nodes go under `scope`. Errors are also

@@ -1,5 +1,6 @@
 #include "graph/train/replicate.h"
 
+#include <algorithm>
 #include <deque>
 
 #include "absl/container/flat_hash_map.h"
@@ -261,6 +262,7 @@ std::string Replicator::ReplicationProblem(const Node& node) const {
 }
 
 absl::Status Replicator::CheckStateReadingR(int train_op, const NameSet& stop) const {
+  static const NameSet kChecksOnly = {"Assert", "Print", "PrintV2"};
   const NameSet run = Backward({train_op});
   // Walk R's data outward, up to the updates and the optimizer merges (`stop`), keeping
   // for each node reached the node of R its data comes from.
@@ -281,6 +283,10 @@ absl::Status Replicator::CheckStateReadingR(int train_op, const NameSet& stop) c
           !origin.emplace(dst, from).second) {
         continue;
       }
+      // Variable assigns outside R (moving averages the train op groups without the loss
+      // waiting for them) see tower 0's statistics, as TF 1's multi-tower example keeps
+      // the first tower's updates; Assert and Print only check or log.
+      if (IsVariableAssign(dst->op()) || kChecksOnly.contains(dst->op())) continue;
       if (dst->op_def().is_stateful()) {
         return absl::InvalidArgumentError(absl::StrCat(
             "--devices: '", dst->name(), "' (", dst->op(), ") writes state from '", from,
@@ -459,18 +465,26 @@ std::vector<OptimizerMerge> Replicator::FindOptimizerMerges(
     const Edge* in = unique->input_edge(0);
     if (in == nullptr || !data_dependent.contains(in->src->name())) continue;
     OptimizerMerge merge{index_.at(name), TensorId{in->src->name(), in->src_output}, {}, {}};
+    // Every reader of the positions (unique:1) must be a sum of data-dependent rows: the
+    // positions will index all towers' rows, so any other reader would be misled.
+    bool all_sums = true;
     for (const Edge* e : unique->out_edges()) {
-      if (e->IsControlEdge() || e->src_output != 1 || e->dst_input != 1 ||
-          e->dst->op() != "UnsortedSegmentSum") {
-        continue;
-      }
+      if (e->IsControlEdge() || e->src_output != 1) continue;
       const Edge* rows = e->dst->input_edge(0);
-      if (rows == nullptr || !data_dependent.contains(rows->src->name())) continue;
+      if (e->dst_input != 1 || e->dst->op() != "UnsortedSegmentSum" || rows == nullptr ||
+          !data_dependent.contains(rows->src->name())) {
+        all_sums = false;
+        break;
+      }
       merge.sums.push_back(index_.at(e->dst->name()));
       merge.rows.push_back(TensorId{rows->src->name(), rows->src_output});
     }
-    if (!merge.sums.empty()) merges.push_back(std::move(merge));
+    if (all_sums && !merge.sums.empty()) merges.push_back(std::move(merge));
   }
+  // In graph order, so the nodes added for them come out the same on every run.
+  std::sort(merges.begin(), merges.end(), [](const OptimizerMerge& a, const OptimizerMerge& b) {
+    return a.unique < b.unique;
+  });
   return merges;
 }
 

@@ -23,9 +23,11 @@
 // TensorArrays of a dynamic_rnn and its gradient, with the Enters that carry them).
 // Assign* ops in R (batch-norm moving averages written from the batch statistics) run in
 // tower 0 only, as TF 1's multi-tower example keeps the first tower's update ops; other
-// writers of variables or shared resources in R are refused (each tower would write), and
-// so is a stateful op outside R whose data comes from R, directly or not, without passing
-// an update or an optimizer merge (it would see tower 0 alone).
+// writers of variables or shared resources in R are refused (each tower would write).
+// Outside R, variable assigns fed from R (moving averages the train op groups without
+// the loss waiting for them) see tower 0's data by the same rule, and Assert/Print only
+// check; any other stateful op whose data comes from R, directly or not, without passing
+// an update or an optimizer merge is refused (it would see tower 0 alone).
 // An optimizer that merges a sparse gradient itself, outside its update ops (Adam's
 // sparse path: Unique of the indices, UnsortedSegmentSum of the rows, then scatters into
 // its slots and a dense update of the table), keeps that merge once, fed the towers'

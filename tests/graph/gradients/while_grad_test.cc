@@ -262,6 +262,30 @@ Output Cond(const Scope& s, const Output& pred, const Output& x, const Output& w
       .output;
 }
 
+TEST_CASE("A second gradient through the same loop leaves the first one's lists alone") {
+  Scope root = Scope::NewRootScope();
+  Output x = Placeholder(root, DT_DOUBLE);
+  Xs y = Loop(root, 3, {x}, [](const Scope& s, const Xs& v) -> Xs { return {Tanh(s, v[0])}; });
+  Xs first, second;
+  REQUIRE(AddSymbolicGradients(root, y, {x}, &first).ok());
+  const int lists_after_first = [&] {
+    int n = 0;
+    for (const Node* node : root.graph()->nodes()) n += node->op() == "TensorListPushBack";
+    return n;
+  }();
+  REQUIRE(AddSymbolicGradients(root, {Square(root, y[0])}, {x}, &second).ok());
+  int lists = 0;
+  for (const Node* node : root.graph()->nodes()) lists += node->op() == "TensorListPushBack";
+  CHECK(lists == 2 * lists_after_first);  // one more accumulator, not one per list
+  auto session = ClientSession::Create(root);
+  REQUIRE(session.ok());
+  std::vector<Tensor> out;
+  REQUIRE((*session)->Run({{x, MakeTensor(DT_DOUBLE, {}, {0.7})}}, {y[0], first[0], second[0]},
+                          &out).ok());
+  const double v = ToDoubles(out[0])[0], d = ToDoubles(out[1])[0];
+  CHECK(ToDoubles(out[2])[0] == Approx(2 * v * d));
+}
+
 TEST_CASE("A conditional in the body: each iteration's branch is replayed") {
   // x <- i < 2 ? tanh(x * w) : x^2 * w, 4 times: two iterations take each branch, and
   // each branch's gradient needs values only that branch computed.
@@ -277,6 +301,25 @@ TEST_CASE("A conditional in the body: each iteration's branch is replayed") {
     return {WeightedSum(s, y[0])};
   };
   CHECK(CheckGradient({{{3}, {0.3, -0.7, 0.9}}, {{3}, {1.2, 0.8, -0.5}}}, f) < kTol);
+}
+
+TEST_CASE("A branch holding a loop nothing differentiates: its result replayed per branch") {
+  // x <- i < 2 ? x * n : x, where n counts up from i to 3 in a nested integer loop that
+  // runs only inside the branch: n's value is replayed in the iterations that took it.
+  auto f = [](const Scope& s, const Xs& in) -> Xs {
+    Xs y = CountedLoop(s, 4, {in[0]}, [&](const Scope& b, const Output& i, const Xs& v) -> Xs {
+      Output taken = Less(b, i, 2);
+      SwitchOutputs sx = Switch(b, v[0], taken);
+      Output start = Switch(b, i, taken).output_true;
+      Xs n = CountedLoop(b, 3, {start}, [](const Scope& c, const Output&, const Xs& u) -> Xs {
+        return {Add(c, u[0], 1)};
+      });
+      Output scaled = Mul(b, sx.output_true, Cast(b, n[0], DT_DOUBLE));
+      return {Merge(b, {scaled, sx.output_false}).output};
+    });
+    return {WeightedSum(s, y[0])};
+  };
+  CHECK(CheckGradient({{{2}, {0.3, -0.7}}}, f) < kTol);
 }
 
 TEST_CASE("Conditionals nested in the body's conditional, on data-dependent predicates") {
@@ -407,6 +450,19 @@ TEST_CASE("Gradients the loop cannot give are refused, naming the loop") {
     CHECK(status.code() == absl::StatusCode::kUnimplemented);
     CHECK_THAT(std::string(status.message()),
                Catch::Contains("which runs inside a conditional (Switch/Merge) of while loop"));
+  }
+  SECTION("a branch reading a loop value directly, not through a Switch") {
+    Output w = Placeholder(root, DT_DOUBLE);
+    Xs y = Loop(root, 2, {x}, [&](const Scope& s, const Xs& v) -> Xs {
+      SwitchOutputs sw = Switch(s, v[0], p);
+      return {Merge(s, {Mul(s.WithOpName("direct"), sw.output_true, w), sw.output_false})
+                  .output};
+    });
+    absl::Status status = AddSymbolicGradients(root, y, {x, w}, &grads);
+    CHECK(status.code() == absl::StatusCode::kUnimplemented);
+    CHECK_THAT(std::string(status.message()),
+               Catch::Contains("inside a conditional of the body, reads 'while/Enter"));
+    CHECK_THAT(std::string(status.message()), Catch::Contains("without a Switch"));
   }
   SECTION("a value from branches of two separate conditionals") {
     Output q = Placeholder(root, DT_BOOL);

@@ -176,8 +176,9 @@ TEST_CASE("State written from one tower's tensors through nodes outside R is ref
   Output scaled = Mul(root.WithOpName("scaled"), rows, 0.5f);
   Operation scatter = AddOp(root.WithOpName("scatter"), "ResourceScatterAdd",
                             {slot.handle(), Placeholder(root, DT_INT32), scaled});
+  Output no_step = Mul(root, loss, Const(root, {{0.f, 0.f}, {0.f, 0.f}}));
   Operation dense = AddOp(root.WithOpName("dense"), "ResourceApplyGradientDescent",
-                          {table.handle(), Input(0.1f), Mul(root, loss, Const(root, {{0.f, 0.f}, {0.f, 0.f}}))});
+                          {table.handle(), Input(0.1f), no_step});
   NoOp(root.WithOpName("train").WithControlDependencies({scatter, dense}));
   GraphDef g;
   REQUIRE(root.ToGraphDef(&g).ok());
@@ -187,6 +188,31 @@ TEST_CASE("State written from one tower's tensors through nodes outside R is ref
   INFO(r.status().message());
   CHECK(absl::StrContains(r.status().message(),
                           "'scatter' (ResourceScatterAdd) writes state from 'rows'"));
+}
+
+TEST_CASE("A variable assign outside R, grouped by the train op, keeps tower 0's data") {
+  // A moving average the loss does not wait for (train = group(update, moving)): TF 1's
+  // multi-tower example keeps the first tower's update ops, and so do towers here.
+  Scope root = Scope::NewRootScope();
+  Variable w = Variable::Create(root.WithOpName("w"), {1.0f, 2.0f});
+  Variable moving = Variable::Create(root.WithOpName("moving"), {0.0f, 0.0f});
+  Output x = Placeholder(root.WithOpName("x"), DT_FLOAT, PartialShape({-1, 2}));
+  Output y = Mul(root.WithOpName("y"), x, w.Read(root));
+  Output loss = Sum(root.WithOpName("loss"), y, {0, 1});
+  Output mean = Mean(root.WithOpName("mean"), y, {0});
+  Operation average = AddOp(root.WithOpName("average"), "AssignSubVariableOp",
+                            {moving.handle(), Mul(root, Sub(root, moving.Read(root), mean),
+                                                  0.1f)});
+  Operation update = AddOp(root.WithOpName("update"), "ResourceApplyGradientDescent",
+                           {w.handle(), Input(0.1f), Sum(root.WithOpName("grad"), x, {0})});
+  NoOp(root.WithOpName("train").WithControlDependencies({update, average}));
+  GraphDef g;
+  REQUIRE(root.ToGraphDef(&g).ok());
+  absl::StatusOr<ReplicatedGraph> r =
+      ReplicateForTowers(g, {"x:0"}, "loss:0", "train", {"/cpu:0", "/cpu:1"});
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  CHECK(Find(r->graph, "tower_1/mean") == nullptr);  // outside R: tower 0's alone
 }
 
 TEST_CASE("An optimizer's own merge of a sparse gradient takes every tower's rows") {
@@ -208,8 +234,9 @@ TEST_CASE("An optimizer's own merge of a sparse gradient takes every tower's row
                         {grad, unique.output(1), count}).output(0);
   Operation scatter = AddOp(root.WithOpName("scatter"), "ResourceScatterAdd",
                             {slot.handle(), unique.output(0), summed});
+  Output no_step = Mul(root, loss, Const(root, {{0.f, 0.f}, {0.f, 0.f}}));
   Operation dense = AddOp(root.WithOpName("dense"), "ResourceApplyGradientDescent",
-                          {table.handle(), Input(0.1f), Mul(root, loss, Const(root, {{0.f, 0.f}, {0.f, 0.f}}))});
+                          {table.handle(), Input(0.1f), no_step});
   NoOp(root.WithOpName("train").WithControlDependencies({scatter, dense}));
   GraphDef g;
   REQUIRE(root.ToGraphDef(&g).ok());

@@ -80,6 +80,42 @@ TEST_CASE("AddN of lists adds element by element; unset elements add nothing",
   CHECK(Stacked(a) == std::vector<float>{1, 2, 3, 4, 0, 0});
 }
 
+// A list holding one list (as a nested loop's accumulators do).
+Tensor ListOfList(const Tensor& inner) {
+  Tensor outer = Run(OpTester("EmptyTensorList", Registry())
+                         .Attr("element_dtype", DT_VARIANT)
+                         .Attr("shape_type", DT_INT32)
+                         .Input(I32(-1))
+                         .Input(I32(-1)));
+  return Run(OpTester("TensorListPushBack", Registry())
+                 .Attr("element_dtype", DT_VARIANT)
+                 .Input(outer)
+                 .Input(inner));
+}
+
+Tensor Inner(const Tensor& outer) {
+  auto popped = OpTester("TensorListPopBack", Registry())
+                    .Attr("element_dtype", DT_VARIANT)
+                    .Input(outer)
+                    .Input(I32(-1))
+                    .Run();
+  INFO(popped.status().ToString());
+  REQUIRE(popped.ok());
+  return (*popped)[1];
+}
+
+TEST_CASE("Lists of lists: ZerosLike and AddN recurse into the inner lists",
+          "[kernels][tensor_list]") {
+  const Tensor outer = ListOfList(SetItem(Reserve(2), 0, Vec<float>({1, 2})));
+  const Tensor zeros =
+      Run(OpTester("ZerosLike", Registry()).Attr("T", DT_VARIANT).Input(outer));
+  CHECK(Stacked(Inner(zeros)) == std::vector<float>(4, 0.0f));
+  auto sum = AddN({outer, outer});
+  INFO(sum.status().ToString());
+  REQUIRE(sum.ok());
+  CHECK(Stacked(Inner(*sum)) == std::vector<float>{2, 4, 0, 0});
+}
+
 TEST_CASE("AddN of lists of different lengths fails with TF's text",
           "[kernels][tensor_list]") {
   auto sum = AddN({Reserve(2), Reserve(3)});
