@@ -133,6 +133,12 @@ Scope Scope::NewRootScope() {
   return scope;
 }
 
+Scope Scope::NewRootScope(std::unique_ptr<Graph> graph) {
+  Scope scope = NewRootScope();
+  if (graph != nullptr) scope.shared_->graph = std::move(graph);
+  return scope;
+}
+
 Scope Scope::WithOpName(absl::string_view name) const {
   Scope scope = *this;
   scope.op_name_ = std::string(name);

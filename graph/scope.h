@@ -171,6 +171,10 @@ class Scope {
  public:
   // A new empty Graph with an OK status, no name prefix, device or dependencies.
   static Scope NewRootScope();
+  // A root scope that builds onto `graph`, e.g. one ImportGraphDef read from a file
+  // TensorFlow wrote (TF's ImportGraphDef into scope.graph()): its nodes can be read by
+  // name (graph()->FindNode) and differentiated; new ops' names avoid its nodes'.
+  static Scope NewRootScope(std::unique_ptr<Graph> graph);
 
   // The next op built in the returned scope is named `name` (uniquified as usual).
   Scope WithOpName(absl::string_view name) const;
