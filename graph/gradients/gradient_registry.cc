@@ -66,6 +66,7 @@ absl::Status RegisterStandardGradients(GradientRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterNnGradients(registry));
   DFLOW_RETURN_IF_ERROR(RegisterControlFlowGradients(registry));
   DFLOW_RETURN_IF_ERROR(RegisterListGradients(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterTensorArrayGradients(registry));
   return RegisterResourceGradients(registry);
 }
 

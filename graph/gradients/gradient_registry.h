@@ -63,6 +63,8 @@ absl::Status RegisterNnGradients(GradientRegistry* registry);     // nn_grads.cc
 absl::Status RegisterResourceGradients(GradientRegistry* registry);  // resource_grads.cc
 absl::Status RegisterControlFlowGradients(GradientRegistry* registry);  // control_flow_grads.cc
 absl::Status RegisterListGradients(GradientRegistry* registry);  // list_grads.cc
+// tensor_array_grads.cc
+absl::Status RegisterTensorArrayGradients(GradientRegistry* registry);
 
 }  // namespace dflow
 

@@ -39,10 +39,15 @@ Output EnterInput(const Node& enter) {
   return e == nullptr ? Output() : Output(e->src, e->src_output);
 }
 
-// The dtype a resource invariant is read as inside the loop (DT_INVALID: never read).
+// The dtype a resource variable invariant is read as inside the loop (DT_INVALID: never
+// read as a variable; e.g. a TensorArray's handle, whose gradient flows through its flow).
 DataType ResourceReadType(const Node& enter) {
   for (const Edge* e : enter.out_edges()) {
-    const AttrValue* dtype = e->IsControlEdge() ? nullptr : e->dst->attr("dtype");
+    if (e->IsControlEdge() || (e->dst->op() != "ReadVariableOp" &&
+                               e->dst->op() != "ResourceGather")) {
+      continue;
+    }
+    const AttrValue* dtype = e->dst->attr("dtype");
     if (dtype != nullptr && IsDifferentiable(dtype->type())) return dtype->type();
   }
   return DT_INVALID;

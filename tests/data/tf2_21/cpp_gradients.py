@@ -48,16 +48,41 @@ def nested_loops():
   return [x, w], tf.reduce_sum(y * WEIGHTS, name="loss")
 
 
+def tensor_array_rnn():
+  """h <- tanh(h * w + x[t]) over 4 steps with TF 1 TensorArrays: x unstacked into one
+  (TensorArrayScatterV3), read in the loop (ReadV3), each h written to another (WriteV3)
+  and stacked after it (GatherV3)."""
+  x = v1.placeholder(tf.float64, [4, 3], name="x")
+  w = v1.placeholder(tf.float64, [3], name="w")
+  steps = tf.TensorArray(tf.float64, size=4).unstack(x)
+  outputs = tf.TensorArray(tf.float64, size=4)
+
+  def body(i, h, out):
+    h = tf.tanh(h * w + steps.read(i))
+    return i + 1, h, out.write(i, h)
+
+  _, _, outputs = v1.while_loop(lambda i, h, out: i < 4, body,
+                                [tf.constant(0), tf.zeros([3], tf.float64), outputs])
+  y = outputs.stack()
+  return [x, w], tf.reduce_sum(y * np.linspace(1.0, 2.1, 12).reshape(4, 3), name="loss")
+
+
+RNN_X = [0.3, -0.7, 0.9, 0.1, 0.2, -0.4, -0.6, 0.5, 0.05, 0.8, -0.1, 0.35]
+
+
 def main():
   os.makedirs(HERE, exist_ok=True)
-  feeds = {"x:0": [0.3, -0.7, 0.9], "w:0": [1.2, 0.8, -0.5]}
-  for name, build in [("loop_cond", loop_cond), ("nested_loops", nested_loops)]:
+  for name, build in [("loop_cond", loop_cond), ("nested_loops", nested_loops),
+                      ("tensor_array_rnn", tensor_array_rnn)]:
+    feeds = {"x:0": RNN_X if name == "tensor_array_rnn" else [0.3, -0.7, 0.9],
+             "w:0": [1.2, 0.8, -0.5]}
     with tf.Graph().as_default() as g:
       inputs, loss = build()
       text = str(g.as_graph_def())
       grads = tf.gradients(loss, inputs)
       with v1.Session() as s:
-        values = s.run([loss] + grads, {t: feeds[t.name] for t in inputs})
+        values = s.run([loss] + grads,
+                       {t: np.reshape(feeds[t.name], t.shape) for t in inputs})
     with open(os.path.join(HERE, name + ".pbtxt"), "w") as f:
       f.write(text)
     golden = {"generator": "TensorFlow %s, tf.compat.v1 (control flow v1)" % tf.__version__,
