@@ -1,5 +1,6 @@
 """TF 1 graphs (control flow v1) that C++ code differentiates after importing them:
-tests/graph/gradients/imported_graph_grads_test.cc. Run by hand with tensorflow-cpu==2.21.0:
+tests/graph/gradients/imported_graph_grads_test.cc. Run by hand with tensorflow-cpu==2.21.0
+and tf_keras:
 
   /tmp/tfvenv/bin/python tests/data/tf2_21/cpp_gradients.py
 
@@ -9,6 +10,8 @@ names), and NAME.json with the feeds, the loss and TF's tf.gradients of it.
 """
 import json
 import os
+
+os.environ["TF_USE_LEGACY_KERAS"] = "1"  # tf.compat.v1.nn.rnn_cell needs tf_keras
 
 import numpy as np
 import tensorflow as tf
@@ -30,7 +33,7 @@ def loop_cond():
     return i + 1, v
 
   _, y = v1.while_loop(lambda i, v: i < 4, body, [tf.constant(0), x])
-  return [x, w], tf.reduce_sum(y * WEIGHTS, name="loss")
+  return [x, w], tf.reduce_sum(y * WEIGHTS, name="loss"), None
 
 
 def nested_loops():
@@ -45,7 +48,7 @@ def nested_loops():
     return i + 1, u
 
   _, y = v1.while_loop(lambda i, v: i < 3, outer, [tf.constant(0), x])
-  return [x, w], tf.reduce_sum(y * WEIGHTS, name="loss")
+  return [x, w], tf.reduce_sum(y * WEIGHTS, name="loss"), None
 
 
 def tensor_array_rnn():
@@ -64,34 +67,63 @@ def tensor_array_rnn():
   _, _, outputs = v1.while_loop(lambda i, h, out: i < 4, body,
                                 [tf.constant(0), tf.zeros([3], tf.float64), outputs])
   y = outputs.stack()
-  return [x, w], tf.reduce_sum(y * np.linspace(1.0, 2.1, 12).reshape(4, 3), name="loss")
+  loss = tf.reduce_sum(y * np.linspace(1.0, 2.1, 12).reshape(4, 3), name="loss")
+  return [x, w], loss, None
+
+
+def lstm_dynamic_rnn():
+  """tf.compat.v1.nn.dynamic_rnn of an LSTMCell(4) on resource variables (constant
+  initial values), batch 2 x 5 steps x 3 features, sequence lengths [5, 3]: TF's own RNN
+  loop (TensorArrays, the cell's variables read in the loop, Select for finished rows).
+  Gradients for the inputs and both variables."""
+  v1.get_variable_scope().set_use_resource(True)
+  x = v1.placeholder(tf.float64, [2, 5, 3], name="x")
+  kernel = np.sin(np.arange(7 * 16)).reshape(7, 16) * 0.3
+  cell = v1.nn.rnn_cell.LSTMCell(4, initializer=v1.constant_initializer(kernel))
+  outputs, _ = v1.nn.dynamic_rnn(cell, x, sequence_length=[5, 3], dtype=tf.float64)
+  loss = tf.reduce_sum(outputs * np.linspace(0.5, 1.5, 4), name="loss")
+  variables = v1.trainable_variables()
+  init = tf.group([v.initializer for v in variables], name="init")
+  return [x] + variables, loss, init
 
 
 RNN_X = [0.3, -0.7, 0.9, 0.1, 0.2, -0.4, -0.6, 0.5, 0.05, 0.8, -0.1, 0.35]
 
 
+def feeds_for(name):
+  if name == "lstm_dynamic_rnn":
+    return {"x:0": (np.cos(np.arange(30)) * 0.8).reshape(2, 5, 3)}
+  x = RNN_X if name == "tensor_array_rnn" else [0.3, -0.7, 0.9]
+  return {"x:0": np.reshape(x, (4, 3) if name == "tensor_array_rnn" else (3,)),
+          "w:0": np.array([1.2, 0.8, -0.5])}
+
+
 def main():
   os.makedirs(HERE, exist_ok=True)
   for name, build in [("loop_cond", loop_cond), ("nested_loops", nested_loops),
-                      ("tensor_array_rnn", tensor_array_rnn)]:
-    feeds = {"x:0": RNN_X if name == "tensor_array_rnn" else [0.3, -0.7, 0.9],
-             "w:0": [1.2, 0.8, -0.5]}
+                      ("tensor_array_rnn", tensor_array_rnn),
+                      ("lstm_dynamic_rnn", lstm_dynamic_rnn)]:
+    feeds = feeds_for(name)
     with tf.Graph().as_default() as g:
-      inputs, loss = build()
+      inputs, loss, init = build()
       text = str(g.as_graph_def())
       grads = tf.gradients(loss, inputs)
       with v1.Session() as s:
-        values = s.run([loss] + grads,
-                       {t: np.reshape(feeds[t.name], t.shape) for t in inputs})
+        if init is not None:
+          s.run(init)
+        values = s.run([loss] + grads, feeds)
     with open(os.path.join(HERE, name + ".pbtxt"), "w") as f:
       f.write(text)
+    names = [t.handle.name if hasattr(t, "handle") else t.name for t in inputs]
     golden = {"generator": "TensorFlow %s, tf.compat.v1 (control flow v1)" % tf.__version__,
-              "feeds": feeds, "loss": "loss:0", "inputs": [t.name for t in inputs],
-              "loss_value": float(values[0]),
-              "gradients": [np.asarray(v).tolist() for v in values[1:]]}
+              "feeds": {k: v.ravel().tolist() for k, v in feeds.items()},
+              "feed_shapes": {k: list(v.shape) for k, v in feeds.items()},
+              "init": init.name if init is not None else "",
+              "loss": "loss:0", "inputs": names, "loss_value": float(values[0]),
+              "gradients": [np.asarray(v).ravel().tolist() for v in values[1:]]}
     with open(os.path.join(HERE, name + ".json"), "w") as f:
       json.dump(golden, f, indent=1)
-    print(name, values[0], [np.asarray(v).tolist() for v in values[1:]])
+    print(name, values[0], [np.asarray(v).shape for v in values[1:]])
 
 
 if __name__ == "__main__":

@@ -1,13 +1,18 @@
 // AddSymbolicGradients on graphs TensorFlow 2.21 wrote (tests/data/tf2_21/cpp_gradients.py):
 // imported into a Scope (Scope::NewRootScope(graph)), differentiated from C++ through
-// TF's own v1 loop and cond layout (pivots, switches of captured tensors, frame names)
-// and its TF 1 TensorArrays, and compared with TF's tf.gradients of the same loss.
+// TF's own v1 loop and cond layout (pivots, switches of captured tensors, frame names),
+// its TF 1 TensorArrays and dynamic_rnn's LSTM on resource variables, and compared with
+// TF's tf.gradients of the same loss (<name>.json).
 #include <string>
 #include <vector>
+
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
 
 #include "catch2/catch.hpp"
 #include "graph/graph_def_import.h"
 #include "graph/gradients/symbolic_gradients.h"
+#include "graph/node_def_util.h"
 #include "graph/proto_io.h"
 #include "graph/scope.h"
 #include "session/client_session.h"
@@ -16,66 +21,97 @@
 namespace dflow::testing {
 namespace {
 
-struct Golden {
-  std::string name;
-  std::vector<int64_t> x_shape;
-  std::vector<double> x;
-  double loss;
-  std::vector<double> dx, dw;  // TF's gradients (cpp_gradients/<name>.json)
-};
+using google::protobuf::Struct;
+using google::protobuf::Value;
 
-const std::vector<double> kX = {0.3, -0.7, 0.9};
+constexpr char kDir[] = "tests/data/tf2_21/cpp_gradients/";
 
-TEST_CASE("Gradients of TF-written loops: a cond inside, loops nested, TensorArrays") {
-  const std::vector<Golden> goldens = {
-      {"loop_cond", {3}, kX, 0.05298121161842277,
-       {0.44719296414250176, -0.05214039938113152, -0.0010597102770039605},
-       {0.33560034408027406, 0.14799371005672282, 0.0057636545085048806}},
-      {"nested_loops", {3}, kX, -1.2142497865348019,
-       {4.2789850693700675, 2.7850255183632457, 0.02376122654915005},
-       {1.2760095412184311, -2.1275263147146077, 0.21064955576479705}},
-      // TensorArrayScatterV3 / ReadV3 / WriteV3 / GatherV3 through the loop.
-      {"tensor_array_rnn",
-       {4, 3},
-       {0.3, -0.7, 0.9, 0.1, 0.2, -0.4, -0.6, 0.5, 0.05, 0.8, -0.1, 0.35},
-       2.3639117277125403,
-       {5.385739752326475, 2.4939782611706383, 0.4177730122366471, 4.070977876339265,
-        3.5364201724040116, 0.6840085584487067, 3.0422883300628563, 3.0354185119371913,
-        0.6829714177407501, 1.2244417250683615, 1.972569942782018, 2.0383770709727984},
-       {2.3534728807971472, -2.4388217929765554, 0.7744177021495915}},
-  };
-  for (const Golden& golden : goldens) {
-    INFO(golden.name);
-    auto def = ReadGraphDef("tests/data/tf2_21/cpp_gradients/" + golden.name + ".pbtxt");
-    REQUIRE(def.ok());
-    auto graph = ImportGraphDef(*def);
-    INFO(graph.status().ToString());
-    REQUIRE(graph.ok());
-    Scope root = Scope::NewRootScope(*std::move(graph));
-    auto tensor = [&](const char* name) {
-      Node* node = root.graph()->FindNode(name);
-      REQUIRE(node != nullptr);
-      return Output(node, 0);
-    };
-    const Output x = tensor("x"), w = tensor("w"), loss = tensor("loss");
-    std::vector<Output> grads;
-    absl::Status status = AddSymbolicGradients(root, {loss}, {x, w}, &grads);
-    INFO(status.ToString());
-    REQUIRE(status.ok());
-    auto session = ClientSession::Create(root);
-    REQUIRE(session.ok());
-    std::vector<Tensor> out;
-    status = (*session)->Run({{x, MakeTensor(DT_DOUBLE, golden.x_shape, golden.x)},
-                              {w, MakeTensor(DT_DOUBLE, {3}, {1.2, 0.8, -0.5})}},
-                             {loss, grads[0], grads[1]}, &out);
-    INFO(status.ToString());
-    REQUIRE(status.ok());
-    CHECK(ToDoubles(out[0])[0] == Approx(golden.loss).epsilon(1e-12));
-    const std::vector<double> dx = ToDoubles(out[1]), dw = ToDoubles(out[2]);
-    REQUIRE(dx.size() == golden.dx.size());
-    for (size_t i = 0; i < dx.size(); ++i) CHECK(dx[i] == Approx(golden.dx[i]).epsilon(1e-9));
-    for (int i = 0; i < 3; ++i) CHECK(dw[i] == Approx(golden.dw[i]).epsilon(1e-9));
+std::vector<double> Numbers(const Value& list) {
+  std::vector<double> out;
+  for (const Value& v : list.list_value().values()) out.push_back(v.number_value());
+  return out;
+}
+
+Output TensorNamed(const Scope& root, const std::string& name) {
+  absl::StatusOr<TensorId> id = ParseTensorName(name);
+  REQUIRE(id.ok());
+  Node* node = root.graph()->FindNode(id->node);
+  INFO(name);
+  REQUIRE(node != nullptr);
+  return Output(node, id->index);
+}
+
+void CheckAgainstTf(const std::string& name) {
+  INFO(name);
+  absl::StatusOr<std::string> text = ReadFileToString(kDir + name + ".json");
+  REQUIRE(text.ok());
+  Struct golden;
+  REQUIRE(google::protobuf::util::JsonStringToMessage(*text, &golden).ok());
+  const auto& fields = golden.fields();
+  auto def = ReadGraphDef(kDir + name + ".pbtxt");
+  REQUIRE(def.ok());
+  auto graph = ImportGraphDef(*def);
+  INFO(graph.status().ToString());
+  REQUIRE(graph.ok());
+  Scope root = Scope::NewRootScope(*std::move(graph));
+
+  std::vector<Output> inputs;
+  for (const Value& input : fields.at("inputs").list_value().values()) {
+    inputs.push_back(TensorNamed(root, input.string_value()));
   }
+  const Output loss = TensorNamed(root, fields.at("loss").string_value());
+  std::vector<Output> grads;
+  absl::Status status = AddSymbolicGradients(root, {loss}, inputs, &grads);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+
+  ClientSession::FeedType feeds;
+  for (const auto& [tensor, values] : fields.at("feeds").struct_value().fields()) {
+    std::vector<int64_t> shape;
+    for (double d : Numbers(fields.at("feed_shapes").struct_value().fields().at(tensor))) {
+      shape.push_back(static_cast<int64_t>(d));
+    }
+    feeds.emplace(TensorNamed(root, tensor), MakeTensor(DT_DOUBLE, shape, Numbers(values)));
+  }
+  auto session = ClientSession::Create(root);
+  REQUIRE(session.ok());
+  const std::string init = fields.at("init").string_value();
+  if (!init.empty()) {
+    Operation init_op(root.graph()->FindNode(init));
+    REQUIRE((*session)->Run({}, {}, {init_op}, nullptr).ok());
+  }
+  std::vector<Output> fetches = {loss};
+  fetches.insert(fetches.end(), grads.begin(), grads.end());
+  std::vector<Tensor> out;
+  status = (*session)->Run(feeds, fetches, &out);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  CHECK(ToDoubles(out[0])[0] == Approx(fields.at("loss_value").number_value()).epsilon(1e-12));
+  const auto& want = fields.at("gradients").list_value().values();
+  REQUIRE(want.size() == static_cast<int>(grads.size()));
+  for (size_t k = 0; k < grads.size(); ++k) {
+    INFO("gradient " << k << " (" << inputs[k].name() << ")");
+    const std::vector<double> got = ToDoubles(out[k + 1]);
+    const std::vector<double> tf = Numbers(want[static_cast<int>(k)]);
+    REQUIRE(got.size() == tf.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      CHECK(got[i] == Approx(tf[i]).margin(1e-12).epsilon(1e-9));
+    }
+  }
+}
+
+TEST_CASE("A tf.cond inside a tf.while_loop") { CheckAgainstTf("loop_cond"); }
+
+TEST_CASE("tf.while_loops nested, the inner trip count set by the outer loop") {
+  CheckAgainstTf("nested_loops");
+}
+
+TEST_CASE("TF 1 TensorArrays through a loop: Scatter, Read, Write, Gather") {
+  CheckAgainstTf("tensor_array_rnn");
+}
+
+TEST_CASE("dynamic_rnn's LSTM with sequence lengths, for its inputs and variables") {
+  CheckAgainstTf("lstm_dynamic_rnn");
 }
 
 }  // namespace
