@@ -71,6 +71,19 @@ def tensor_array_rnn():
   return [x, w], loss, None
 
 
+def scan_map_fn():
+  """tf.scan (a <- a * w + tanh(x_t)) and tf.map_fn (sum(x_t * w) per row) over x's 4
+  rows: TF 1's functional ops as TensorArray loops."""
+  x = v1.placeholder(tf.float64, [4, 3], name="x")
+  w = v1.placeholder(tf.float64, [3], name="w")
+  scanned = tf.scan(lambda a, row: a * w + tf.tanh(row), x,
+                    initializer=tf.zeros([3], tf.float64))
+  mapped = tf.map_fn(lambda row: tf.reduce_sum(row * w * row), x)
+  loss = tf.add(tf.reduce_sum(scanned * np.linspace(1.0, 2.1, 12).reshape(4, 3)),
+                tf.reduce_sum(mapped * np.array([1.0, -1.0, 0.5, 2.0])), name="loss")
+  return [x, w], loss, None
+
+
 def lstm_dynamic_rnn():
   """tf.compat.v1.nn.dynamic_rnn of an LSTMCell(4) on resource variables (constant
   initial values), batch 2 x 5 steps x 3 features, sequence lengths [5, 3]: TF's own RNN
@@ -93,15 +106,16 @@ RNN_X = [0.3, -0.7, 0.9, 0.1, 0.2, -0.4, -0.6, 0.5, 0.05, 0.8, -0.1, 0.35]
 def feeds_for(name):
   if name == "lstm_dynamic_rnn":
     return {"x:0": (np.cos(np.arange(30)) * 0.8).reshape(2, 5, 3)}
-  x = RNN_X if name == "tensor_array_rnn" else [0.3, -0.7, 0.9]
-  return {"x:0": np.reshape(x, (4, 3) if name == "tensor_array_rnn" else (3,)),
+  rows = name in ("tensor_array_rnn", "scan_map_fn")
+  x = RNN_X if rows else [0.3, -0.7, 0.9]
+  return {"x:0": np.reshape(x, (4, 3) if rows else (3,)),
           "w:0": np.array([1.2, 0.8, -0.5])}
 
 
 def main():
   os.makedirs(HERE, exist_ok=True)
   for name, build in [("loop_cond", loop_cond), ("nested_loops", nested_loops),
-                      ("tensor_array_rnn", tensor_array_rnn),
+                      ("tensor_array_rnn", tensor_array_rnn), ("scan_map_fn", scan_map_fn),
                       ("lstm_dynamic_rnn", lstm_dynamic_rnn)]:
     feeds = feeds_for(name)
     with tf.Graph().as_default() as g:

@@ -110,6 +110,8 @@ TEST_CASE("TF 1 TensorArrays through a loop: Scatter, Read, Write, Gather") {
   CheckAgainstTf("tensor_array_rnn");
 }
 
+TEST_CASE("tf.scan and tf.map_fn") { CheckAgainstTf("scan_map_fn"); }
+
 TEST_CASE("dynamic_rnn's LSTM with sequence lengths, for its inputs and variables") {
   CheckAgainstTf("lstm_dynamic_rnn");
 }
