@@ -181,6 +181,16 @@ absl::Status ReverseV2Grad(const Scope& s, const Operation& op, const Grads& dy,
   return absl::OkStatus();
 }
 
+// ReverseSequence(input, seq_lengths): the same reversal of the gradient.
+absl::Status ReverseSequenceGrad(const Scope& s, const Operation& op, const Grads& dy,
+                                 Grads* dx) {
+  *dx = {AddOp(s, "ReverseSequence", {dy[0], In(op, 1)},
+               grad::CopyAttrs(op, {"seq_dim", "batch_dim"}))
+             .output(0),
+         Output()};
+  return absl::OkStatus();
+}
+
 // UnsortedSegmentSum: each input row gets its segment's gradient (zero for a negative,
 // dropped, segment id).
 absl::Status UnsortedSegmentSumGrad(const Scope& s, const Operation& op, const Grads& dy,
@@ -246,6 +256,7 @@ absl::Status RegisterArrayGradients(GradientRegistry* r) {
   DFLOW_RETURN_IF_ERROR(Register(r, "Split", SplitGrad));
   DFLOW_RETURN_IF_ERROR(Register(r, "SplitV", SplitVGrad));
   DFLOW_RETURN_IF_ERROR(Register(r, "ReverseV2", ReverseV2Grad));
+  DFLOW_RETURN_IF_ERROR(Register(r, "ReverseSequence", ReverseSequenceGrad));
   DFLOW_RETURN_IF_ERROR(Register(r, "UnsortedSegmentSum", UnsortedSegmentSumGrad));
   DFLOW_RETURN_IF_ERROR(Register(r, "TopKV2", TopKGrad));
   // Ops whose outputs carry no gradient back (TF's NotDifferentiable / NoGradient).

@@ -25,6 +25,13 @@ using Grads = std::vector<Output>;
 // Switch(data, pred) -> (output_false, output_true).
 absl::Status SwitchGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
   Output pred = In(op, 1);
+  if (dy[0].node == nullptr || dy[1].node == nullptr) {
+    // Only for a resource never read as a variable on one side (no zeros to make): the
+    // one gradient there is, as TF's cond_resource_grad.
+    const Output& only = dy[0].node != nullptr ? dy[0] : dy[1];
+    *dx = {only.node == nullptr ? Output() : Merge(s, {only, only}).output, Output()};
+    return absl::OkStatus();
+  }
   Output false_grad = Switch(s, dy[0], pred).output_false;
   Output true_grad = Switch(s, dy[1], pred).output_true;
   *dx = {Merge(s, {false_grad, true_grad}).output, Output()};

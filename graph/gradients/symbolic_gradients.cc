@@ -15,6 +15,27 @@
 namespace dflow {
 namespace {
 
+// The gradient of `out` when none reaches it: zeros like it. For a resource handle (a
+// variable switched into a conditional's branch), zeros of the variable's shape and of
+// the dtype it is read as (TF's ZerosLike for resources), read from the Switch's input
+// so they exist whichever branch runs; null when nothing reads it as a variable.
+Output ZerosFor(const Scope& scope, const Output& out) {
+  if (BaseType(out.dtype()) != DT_RESOURCE) return ZerosLike(scope, out);
+  DataType read = DT_INVALID;
+  for (const Edge* e : out.node->out_edges()) {
+    const AttrValue* dtype = e->IsControlEdge() ? nullptr : e->dst->attr("dtype");
+    if (dtype != nullptr && (e->dst->op() == "ReadVariableOp" ||
+                             e->dst->op() == "ResourceGather")) {
+      read = dtype->type();
+    }
+  }
+  const Edge* source = out.node->input_edge(0);
+  if (read == DT_INVALID || source == nullptr) return Output();
+  Output handle(source->src, source->src_output);
+  Output shape = AddOp(scope, "VariableShape", {handle}).output(0);
+  return Fill(scope, shape, Cast(scope, 0, read));
+}
+
 // One AddSymbolicGradients call: the nodes between outputs and inputs, the gradients
 // collected per tensor, and the walk from the outputs back to the inputs.
 //
@@ -291,7 +312,7 @@ absl::Status GradientBuilder::ProcessNode(Node* node, std::vector<Output>* grad_
   const GradFunc* func = num_with_grad == 0 ? nullptr : registry_.Find(node->op());
   if (func != nullptr) {
     for (int i = 0; i < node->num_outputs(); ++i) {
-      if (dy[i].node == nullptr) dy[i] = ZerosLike(scope, Output(node, i));
+      if (dy[i].node == nullptr) dy[i] = ZerosFor(scope, Output(node, i));
     }
     DFLOW_RETURN_IF_ERROR((*func)(scope, Operation(node), dy, &dx));
     DFLOW_RETURN_IF_ERROR(scope.status());

@@ -39,16 +39,27 @@ Output EnterInput(const Node& enter) {
   return e == nullptr ? Output() : Output(e->src, e->src_output);
 }
 
-// The dtype a resource variable invariant is read as inside the loop (DT_INVALID: never
-// read as a variable; e.g. a TensorArray's handle, whose gradient flows through its flow).
+// The dtype a resource variable invariant is read as inside the loop, through the
+// Switches, Identities and Merges that carry the handle into conditionals (DT_INVALID:
+// never read as a variable; e.g. a TensorArray's handle, whose gradient flows through
+// its flow).
 DataType ResourceReadType(const Node& enter) {
-  for (const Edge* e : enter.out_edges()) {
-    if (e->IsControlEdge() || (e->dst->op() != "ReadVariableOp" &&
-                               e->dst->op() != "ResourceGather")) {
-      continue;
+  std::vector<const Node*> carriers = {&enter};
+  absl::flat_hash_set<const Node*> seen = {&enter};
+  while (!carriers.empty()) {
+    const Node* node = carriers.back();
+    carriers.pop_back();
+    for (const Edge* e : node->out_edges()) {
+      if (e->IsControlEdge()) continue;
+      const Node* dst = e->dst;
+      if (dst->op() == "ReadVariableOp" || dst->op() == "ResourceGather") {
+        const AttrValue* dtype = dst->attr("dtype");
+        if (dtype != nullptr && IsDifferentiable(dtype->type())) return dtype->type();
+      } else if (((dst->op() == "Switch" || dst->op() == "Identity") && e->dst_input == 0) ||
+                 IsMerge(*dst)) {
+        if (seen.insert(dst).second) carriers.push_back(dst);
+      }
     }
-    const AttrValue* dtype = e->dst->attr("dtype");
-    if (dtype != nullptr && IsDifferentiable(dtype->type())) return dtype->type();
   }
   return DT_INVALID;
 }

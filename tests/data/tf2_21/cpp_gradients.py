@@ -104,20 +104,59 @@ RNN_X = [0.3, -0.7, 0.9, 0.1, 0.2, -0.4, -0.6, 0.5, 0.05, 0.8, -0.1, 0.35]
 
 
 def feeds_for(name):
-  if name == "lstm_dynamic_rnn":
+  if name in ("lstm_dynamic_rnn", "gru_bidirectional"):
     return {"x:0": (np.cos(np.arange(30)) * 0.8).reshape(2, 5, 3)}
-  rows = name in ("tensor_array_rnn", "scan_map_fn")
+  rows = name in ("tensor_array_rnn", "scan_map_fn", "cond_in_rnn")
   x = RNN_X if rows else [0.3, -0.7, 0.9]
   return {"x:0": np.reshape(x, (4, 3) if rows else (3,)),
           "w:0": np.array([1.2, 0.8, -0.5])}
+
+
+def gru_bidirectional():
+  """tf.compat.v1.nn.bidirectional_dynamic_rnn of GRUCell(3) each way (ReverseSequence
+  for the backward pass), resource variables with constant initial values."""
+  v1.get_variable_scope().set_use_resource(True)
+  x = v1.placeholder(tf.float64, [2, 5, 3], name="x")
+  def fixed(wave):  # any shape: a fixed wave, so TF and dflow start from the same values
+    return lambda shape, dtype=None, partition_info=None: tf.constant(
+        wave(np.arange(np.prod(shape))).reshape(shape) * 0.4, tf.float64)
+  fw = v1.nn.rnn_cell.GRUCell(3, kernel_initializer=fixed(np.sin))
+  bw = v1.nn.rnn_cell.GRUCell(3, kernel_initializer=fixed(np.cos))
+  (out_fw, out_bw), _ = v1.nn.bidirectional_dynamic_rnn(fw, bw, x, sequence_length=[5, 3],
+                                                         dtype=tf.float64)
+  loss = tf.reduce_sum(tf.concat([out_fw, out_bw], 2) * np.linspace(0.5, 1.5, 6), name="loss")
+  variables = v1.trainable_variables()
+  return [x] + variables, loss, tf.group([v.initializer for v in variables], name="init")
+
+
+def cond_in_rnn():
+  """A loop whose body picks, by a data-dependent tf.cond, one of two updates that read a
+  resource variable: cond branches reading variables inside a loop."""
+  v1.get_variable_scope().set_use_resource(True)
+  x = v1.placeholder(tf.float64, [4, 3], name="x")
+  a = v1.get_variable("a", initializer=np.array([0.9, -0.4, 0.6]))
+  b = v1.get_variable("b", initializer=np.array([0.2, 0.7, -1.1]))
+
+  def body(i, h):
+    row = x[i]
+    h = tf.cond(tf.reduce_sum(row) > 0, lambda: tf.tanh(h * a + row),
+                lambda: h * b - row * row)
+    return i + 1, h
+
+  _, h = v1.while_loop(lambda i, h: i < 4, body, [tf.constant(0), tf.zeros([3], tf.float64)])
+  loss = tf.reduce_sum(h * WEIGHTS, name="loss")
+  return [x, a, b], loss, tf.group([a.initializer, b.initializer], name="init")
 
 
 def main():
   os.makedirs(HERE, exist_ok=True)
   for name, build in [("loop_cond", loop_cond), ("nested_loops", nested_loops),
                       ("tensor_array_rnn", tensor_array_rnn), ("scan_map_fn", scan_map_fn),
-                      ("lstm_dynamic_rnn", lstm_dynamic_rnn)]:
+                      ("lstm_dynamic_rnn", lstm_dynamic_rnn),
+                      ("gru_bidirectional", gru_bidirectional), ("cond_in_rnn", cond_in_rnn)]:
     feeds = feeds_for(name)
+    if name == "cond_in_rnn":
+      feeds = {"x:0": feeds["x:0"]}
     with tf.Graph().as_default() as g:
       inputs, loss, init = build()
       text = str(g.as_graph_def())

@@ -116,5 +116,13 @@ TEST_CASE("dynamic_rnn's LSTM with sequence lengths, for its inputs and variable
   CheckAgainstTf("lstm_dynamic_rnn");
 }
 
+TEST_CASE("bidirectional_dynamic_rnn of GRUs (ReverseSequence)") {
+  CheckAgainstTf("gru_bidirectional");
+}
+
+TEST_CASE("A data-dependent tf.cond in a loop, its branches reading variables") {
+  CheckAgainstTf("cond_in_rnn");
+}
+
 }  // namespace
 }  // namespace dflow::testing
