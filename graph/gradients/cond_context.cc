@@ -27,6 +27,17 @@ bool IsLoopMerge(const Node& node) {
   return false;
 }
 
+// A predicate with its Identities stripped: TF's cond switches its pivots on `pred` and
+// the tensors it captures on `pred_id = Identity(pred)`, one conditional either way.
+Output CanonicalPredicate(Output pred) {
+  while (pred.node != nullptr && pred.node->op() == "Identity") {
+    const Edge* in = pred.node->input_edge(0);
+    if (in == nullptr) break;
+    pred = Output(in->src, in->src_output);
+  }
+  return pred;
+}
+
 bool IsPrefix(const CondContext& shorter, const CondContext& longer) {
   if (shorter.size() > longer.size()) return false;
   for (size_t i = 0; i < shorter.size(); ++i) {
@@ -44,7 +55,7 @@ absl::StatusOr<CondContext> CondContexts::Of(const Output& value) {
     return context;
   }
   const Edge* pred = value.node->input_edge(1);
-  context->push_back({Output(pred->src, pred->src_output), value.index});
+  context->push_back({CanonicalPredicate(Output(pred->src, pred->src_output)), value.index});
   return context;
 }
 

@@ -3,7 +3,7 @@
 // may be computed in a branch, alive only in the iterations that took it.
 //
 // A value's context is the chain of branches it is inside, outermost first: a Switch's
-// output `b` adds (its predicate, b) to the Switch's own context; a Merge of a
+// output `b` adds (its predicate, Identities stripped, b) to the Switch's own context; a Merge of a
 // conditional's branches leaves them (the longest prefix its inputs share); any other
 // node is in the deepest context of its inputs (data and control). The Exits of a loop
 // nested in the body are in the deepest context of what enters that loop. The loop's

@@ -126,7 +126,7 @@ absl::Status ConvBackpropInputGrad(const Scope& s, const Operation& op, const Gr
 GradFunc FusedBatchNormGrad(const char* grad_op, bool v3) {
   return [grad_op, v3](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     const bool training = grad::BoolAttrOf(op, "is_training");
-    std::vector<OpArg> args = {dy[0], In(op, 0), In(op, 2),
+    std::vector<OpArg> args = {dy[0], In(op, 0), In(op, 1),
                                training ? Out(op, 3) : In(op, 3),
                                training ? Out(op, 4) : In(op, 4)};
     if (v3) args.push_back(Out(op, 5));

@@ -106,6 +106,8 @@ RNN_X = [0.3, -0.7, 0.9, 0.1, 0.2, -0.4, -0.6, 0.5, 0.05, 0.8, -0.1, 0.35]
 def feeds_for(name):
   if name in ("lstm_dynamic_rnn", "gru_bidirectional"):
     return {"x:0": (np.cos(np.arange(30)) * 0.8).reshape(2, 5, 3)}
+  if name == "cnn_batch_norm":
+    return {"x:0": (np.sin(np.arange(144) * 0.7)).reshape(2, 6, 6, 2)}
   rows = name in ("tensor_array_rnn", "scan_map_fn", "cond_in_rnn")
   x = RNN_X if rows else [0.3, -0.7, 0.9]
   return {"x:0": np.reshape(x, (4, 3) if rows else (3,)),
@@ -117,9 +119,6 @@ def gru_bidirectional():
   for the backward pass), resource variables with constant initial values."""
   v1.get_variable_scope().set_use_resource(True)
   x = v1.placeholder(tf.float64, [2, 5, 3], name="x")
-  def fixed(wave):  # any shape: a fixed wave, so TF and dflow start from the same values
-    return lambda shape, dtype=None, partition_info=None: tf.constant(
-        wave(np.arange(np.prod(shape))).reshape(shape) * 0.4, tf.float64)
   fw = v1.nn.rnn_cell.GRUCell(3, kernel_initializer=fixed(np.sin))
   bw = v1.nn.rnn_cell.GRUCell(3, kernel_initializer=fixed(np.cos))
   (out_fw, out_bw), _ = v1.nn.bidirectional_dynamic_rnn(fw, bw, x, sequence_length=[5, 3],
@@ -148,14 +147,56 @@ def cond_in_rnn():
   return [x, a, b], loss, tf.group([a.initializer, b.initializer], name="init")
 
 
+def fixed(wave, scale=0.4):
+  """An initializer of any shape: a fixed wave, so TF and dflow start from the same values."""
+  return lambda shape, dtype=tf.float64, partition_info=None: tf.constant(
+      wave(np.arange(np.prod(shape))).reshape(shape) * scale, dtype or tf.float64)
+
+
+def cnn_batch_norm():
+  """Conv2D + bias, batch norm in training (FusedBatchNormV3), Relu, MaxPool, Dense and a
+  softmax cross-entropy, through tf.compat.v1.layers on resource variables."""
+  v1.get_variable_scope().set_use_resource(True)
+  x = v1.placeholder(tf.float32, [2, 6, 6, 2], name="x")  # TF's Conv2D is float here
+  labels = tf.constant([[0.0, 1.0, 0.0], [0.2, 0.3, 0.5]], tf.float32)
+  h = v1.layers.conv2d(x, 4, 3, padding="same", kernel_initializer=fixed(np.sin),
+                       bias_initializer=fixed(np.cos, 0.1))
+  h = v1.layers.batch_normalization(h, training=True, gamma_initializer=fixed(np.cos, 1.0),
+                                    beta_initializer=fixed(np.sin, 0.2))
+  h = v1.layers.max_pooling2d(tf.nn.relu(h), 2, 2)
+  logits = v1.layers.dense(tf.reshape(h, [2, 36]), 3, kernel_initializer=fixed(np.cos, 0.2))
+  loss = tf.identity(tf.reduce_mean(
+      tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits)), name="loss")
+  variables = v1.trainable_variables()
+  init = tf.group([v.initializer for v in v1.global_variables()], name="init")
+  return [x] + variables, loss, init
+
+
+def loop_case_max_iterations():
+  """A loop stopped by maximum_iterations=3 before its own condition, whose body picks one
+  of three updates with tf.case (conditionals nested in conditionals)."""
+  x = v1.placeholder(tf.float64, [3], name="x")
+  w = v1.placeholder(tf.float64, [3], name="w")
+
+  def body(i, v):
+    v = tf.case([(tf.equal(i, 0), lambda: tf.tanh(v * w)), (tf.equal(i, 1), lambda: v * w)],
+                default=lambda: v * v + w, exclusive=True)
+    return [i + 1, v]
+
+  _, y = v1.while_loop(lambda i, v: i < 10, body, [tf.constant(0), x], maximum_iterations=3)
+  return [x, w], tf.reduce_sum(y * WEIGHTS, name="loss"), None
+
+
 def main():
   os.makedirs(HERE, exist_ok=True)
   for name, build in [("loop_cond", loop_cond), ("nested_loops", nested_loops),
                       ("tensor_array_rnn", tensor_array_rnn), ("scan_map_fn", scan_map_fn),
                       ("lstm_dynamic_rnn", lstm_dynamic_rnn),
-                      ("gru_bidirectional", gru_bidirectional), ("cond_in_rnn", cond_in_rnn)]:
+                      ("gru_bidirectional", gru_bidirectional), ("cond_in_rnn", cond_in_rnn),
+                      ("cnn_batch_norm", cnn_batch_norm),
+                      ("loop_case_max_iterations", loop_case_max_iterations)]:
     feeds = feeds_for(name)
-    if name == "cond_in_rnn":
+    if name in ("cond_in_rnn", "cnn_batch_norm"):
       feeds = {"x:0": feeds["x:0"]}
     with tf.Graph().as_default() as g:
       inputs, loss, init = build()
@@ -170,6 +211,7 @@ def main():
     names = [t.handle.name if hasattr(t, "handle") else t.name for t in inputs]
     golden = {"generator": "TensorFlow %s, tf.compat.v1 (control flow v1)" % tf.__version__,
               "feeds": {k: v.ravel().tolist() for k, v in feeds.items()},
+              "feed_dtype": "float32" if name == "cnn_batch_norm" else "float64",
               "feed_shapes": {k: list(v.shape) for k, v in feeds.items()},
               "init": init.name if init is not None else "",
               "loss": "loss:0", "inputs": names, "loss_value": float(values[0]),

@@ -105,16 +105,16 @@ TEST_CASE("FusedBatchNormV3 in training and FusedBatchNorm in inference") {
                          {{"is_training", BoolAttr(true)}});
     return {WeightedSum(s, bn.output(0))};
   };
-  CHECK(CheckGradient({Floats({2, 3, 3, 2}), Floats({2}), Floats({2})}, training, 1e-2) <
-        kFloatTol);
+  // Scale and offset differ: a gradient reading the offset for the scale must fail.
+  const GradInput scale{{2}, {1.3, 0.7}, DT_FLOAT}, offset{{2}, {0.25, -0.6}, DT_FLOAT};
+  CHECK(CheckGradient({Floats({2, 3, 3, 2}), scale, offset}, training, 1e-2) < kFloatTol);
   auto inference = [](const Scope& s, const Xs& x) -> Xs {
     Operation bn = AddOp(s, "FusedBatchNorm",
                          {x[0], x[1], x[2], Input({0.1f, -0.2f}), Input({1.5f, 0.8f})},
                          {{"is_training", BoolAttr(false)}});
     return {WeightedSum(s, bn.output(0))};
   };
-  CHECK(CheckGradient({Floats({2, 3, 3, 2}), Floats({2}), Floats({2})}, inference, 1e-2) <
-        kFloatTol);
+  CHECK(CheckGradient({Floats({2, 3, 3, 2}), scale, offset}, inference, 1e-2) < kFloatTol);
 }
 
 TEST_CASE("MaxPool and AvgPool") {
