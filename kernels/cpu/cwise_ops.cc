@@ -343,7 +343,10 @@ class BinaryOp : public OpKernel {
       return;
     }
     OP_REQUIRES_OK(ctx, plan.status());
-    OP_REQUIRES_OK(ctx, CheckDivisors(y));
+    // An empty result divides nothing: TF checks each division it makes, so a scalar 0
+    // divisor broadcast against an empty tensor is no error (FloorMod(axes, rank) of a
+    // scalar's reduction gradient).
+    if (plan->output_shape.num_elements() > 0) OP_REQUIRES_OK(ctx, CheckDivisors(y));
     const T* x_data = x.data<T>();  // read before forwarding empties an input
     const T* y_data = y.data<T>();
     Tensor* out = ForwardOrAllocateBinaryOutput(ctx, plan->output_shape);

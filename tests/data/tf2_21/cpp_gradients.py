@@ -106,6 +106,11 @@ RNN_X = [0.3, -0.7, 0.9, 0.1, 0.2, -0.4, -0.6, 0.5, 0.05, 0.8, -0.1, 0.35]
 def feeds_for(name):
   if name in ("lstm_dynamic_rnn", "gru_bidirectional"):
     return {"x:0": (np.cos(np.arange(30)) * 0.8).reshape(2, 5, 3)}
+  if name == "transformer_block":
+    return {"x:0": (np.sin(np.arange(48) * 0.9)).reshape(2, 4, 6),
+            "w:0": (np.cos(np.arange(48) * 0.4)).reshape(6, 8) * 0.5}
+  if name == "embedding_classifier":
+    return {"x:0": (np.cos(np.arange(12) * 1.3)).reshape(4, 3)}
   if name == "cnn_batch_norm":
     return {"x:0": (np.sin(np.arange(144) * 0.7)).reshape(2, 6, 6, 2)}
   rows = name in ("tensor_array_rnn", "scan_map_fn", "cond_in_rnn")
@@ -187,6 +192,37 @@ def loop_case_max_iterations():
   return [x, w], tf.reduce_sum(y * WEIGHTS, name="loss"), None
 
 
+def transformer_block():
+  """Self-attention (BatchMatMulV2, Softmax, Einsum), layer norm (moments, Rsqrt), an exact
+  GELU (Erf) MLP and a residual, float64."""
+  x = v1.placeholder(tf.float64, [2, 4, 6], name="x")
+  wq = tf.constant(np.sin(np.arange(36)).reshape(6, 6) * 0.3)
+  wk = tf.constant(np.cos(np.arange(36)).reshape(6, 6) * 0.3)
+  w1 = v1.placeholder(tf.float64, [6, 8], name="w")
+  q = tf.einsum("btd,de->bte", x, wq)
+  k = tf.einsum("btd,de->bte", x, wk)
+  att = tf.nn.softmax(tf.matmul(q, k, transpose_b=True) / np.sqrt(6.0))
+  h = x + tf.matmul(att, x)
+  mean, var = tf.nn.moments(h, axes=[-1], keepdims=True)
+  h = (h - mean) * tf.math.rsqrt(var + 1e-5)
+  y = tf.nn.gelu(tf.tensordot(h, w1, 1), approximate=False)
+  return [x, w1], tf.reduce_sum(y * np.linspace(-1.0, 1.0, 8), name="loss"), None
+
+
+def embedding_classifier():
+  """tf.nn.embedding_lookup on a resource table, mean over the bag, a Dense layer with
+  LeakyRelu, sparse softmax cross-entropy and an L2 penalty (tf.compat.v1.losses)."""
+  v1.get_variable_scope().set_use_resource(True)
+  ids = tf.constant([[1, 3, 3, 0], [2, 2, 4, 1]])
+  table = v1.get_variable("table", initializer=np.sin(np.arange(20)).reshape(5, 4) * 0.5)
+  x = v1.placeholder(tf.float64, [4, 3], name="x")
+  pooled = tf.reduce_mean(tf.nn.embedding_lookup(table, ids), axis=1)
+  logits = tf.nn.leaky_relu(tf.matmul(pooled, x), alpha=0.1)
+  loss = v1.losses.sparse_softmax_cross_entropy(labels=[2, 0], logits=logits)
+  loss = tf.add(loss, 0.01 * tf.nn.l2_loss(table), name="loss")
+  return [x, table], loss, tf.group([table.initializer], name="init")
+
+
 def main():
   os.makedirs(HERE, exist_ok=True)
   for name, build in [("loop_cond", loop_cond), ("nested_loops", nested_loops),
@@ -194,14 +230,16 @@ def main():
                       ("lstm_dynamic_rnn", lstm_dynamic_rnn),
                       ("gru_bidirectional", gru_bidirectional), ("cond_in_rnn", cond_in_rnn),
                       ("cnn_batch_norm", cnn_batch_norm),
-                      ("loop_case_max_iterations", loop_case_max_iterations)]:
+                      ("loop_case_max_iterations", loop_case_max_iterations),
+                      ("transformer_block", transformer_block),
+                      ("embedding_classifier", embedding_classifier)]:
     feeds = feeds_for(name)
     if name in ("cond_in_rnn", "cnn_batch_norm"):
       feeds = {"x:0": feeds["x:0"]}
     with tf.Graph().as_default() as g:
       inputs, loss, init = build()
       text = str(g.as_graph_def())
-      grads = tf.gradients(loss, inputs)
+      grads = [tf.convert_to_tensor(g) for g in tf.gradients(loss, inputs)]  # dense
       with v1.Session() as s:
         if init is not None:
           s.run(init)

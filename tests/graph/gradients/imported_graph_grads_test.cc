@@ -137,5 +137,13 @@ TEST_CASE("tf.case in a loop stopped by maximum_iterations") {
   CheckAgainstTf("loop_case_max_iterations");
 }
 
+TEST_CASE("A transformer block: attention, Einsum, layer norm, exact GELU") {
+  CheckAgainstTf("transformer_block");
+}
+
+TEST_CASE("An embedding bag classifier with LeakyRelu, sparse cross-entropy and L2") {
+  CheckAgainstTf("embedding_classifier");
+}
+
 }  // namespace
 }  // namespace dflow::testing

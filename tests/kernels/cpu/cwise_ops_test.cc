@@ -151,6 +151,16 @@ TEST_CASE("Integer division by zero is an error, not a crash", "[kernels][cwise]
     CHECK(out.status().code() == absl::StatusCode::kInvalidArgument);
     CHECK(out.status().message() == "Integer division by zero");
   }
+  // An empty result divides nothing (TF: no error), even by a scalar 0.
+  const Tensor empty = MakeTensor<int32_t>({0}, {});
+  const Tensor zero = MakeTensor<int32_t>({}, {0});
+  for (const char* op : {"FloorDiv", "FloorMod"}) {
+    INFO(op);
+    absl::StatusOr<Tensor> out = Binary(op, empty, zero);
+    INFO(out.status().ToString());
+    REQUIRE(out.ok());
+    CHECK(out->NumElements() == 0);
+  }
   // Float division by zero follows IEEE.
   const Tensor fx = MakeTensor<float>({2}, {1, -1});
   const Tensor fy = MakeTensor<float>({2}, {0, 0});
