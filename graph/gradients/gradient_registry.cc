@@ -67,6 +67,7 @@ absl::Status RegisterStandardGradients(GradientRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterControlFlowGradients(registry));
   DFLOW_RETURN_IF_ERROR(RegisterListGradients(registry));
   DFLOW_RETURN_IF_ERROR(RegisterTensorArrayGradients(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterEinsumGradient(registry));
   return RegisterResourceGradients(registry);
 }
 

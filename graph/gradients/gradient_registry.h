@@ -65,6 +65,7 @@ absl::Status RegisterControlFlowGradients(GradientRegistry* registry);  // contr
 absl::Status RegisterListGradients(GradientRegistry* registry);  // list_grads.cc
 // tensor_array_grads.cc
 absl::Status RegisterTensorArrayGradients(GradientRegistry* registry);
+absl::Status RegisterEinsumGradient(GradientRegistry* registry);  // einsum_grad.cc
 
 }  // namespace dflow
 
