@@ -181,6 +181,21 @@ absl::Status ReverseV2Grad(const Scope& s, const Operation& op, const Grads& dy,
   return absl::OkStatus();
 }
 
+// GatherNd(params, indices): the gathered slices' gradients scattered (and summed where
+// indices repeat) into zeros of params' shape.
+absl::Status GatherNdGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+  Output indices = In(op, 1);
+  Output shape = Shape(s, In(op, 0), BaseType(indices.dtype()));
+  *dx = {AddOp(s, "ScatterNd", {indices, dy[0], shape}).output(0), Output()};
+  return absl::OkStatus();
+}
+
+// ScatterNd(indices, updates, shape): each update's gradient gathered back.
+absl::Status ScatterNdGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+  *dx = {Output(), AddOp(s, "GatherNd", {dy[0], In(op, 0)}).output(0), Output()};
+  return absl::OkStatus();
+}
+
 // ReverseSequence(input, seq_lengths): the same reversal of the gradient.
 absl::Status ReverseSequenceGrad(const Scope& s, const Operation& op, const Grads& dy,
                                  Grads* dx) {
@@ -257,6 +272,8 @@ absl::Status RegisterArrayGradients(GradientRegistry* r) {
   DFLOW_RETURN_IF_ERROR(Register(r, "SplitV", SplitVGrad));
   DFLOW_RETURN_IF_ERROR(Register(r, "ReverseV2", ReverseV2Grad));
   DFLOW_RETURN_IF_ERROR(Register(r, "ReverseSequence", ReverseSequenceGrad));
+  DFLOW_RETURN_IF_ERROR(Register(r, "GatherNd", GatherNdGrad));
+  DFLOW_RETURN_IF_ERROR(Register(r, "ScatterNd", ScatterNdGrad));
   DFLOW_RETURN_IF_ERROR(Register(r, "UnsortedSegmentSum", UnsortedSegmentSumGrad));
   DFLOW_RETURN_IF_ERROR(Register(r, "TopKV2", TopKGrad));
   // Ops whose outputs carry no gradient back (TF's NotDifferentiable / NoGradient).

@@ -137,6 +137,27 @@ GradFunc FusedBatchNormGrad(const char* grad_op, bool v3) {
   };
 }
 
+// ResizeBilinear(images, size): ResizeBilinearGrad(dy, images) with the same corners.
+absl::Status ResizeBilinearGrad(const Scope& s, const Operation& op, const Grads& dy,
+                                Grads* dx) {
+  *dx = {AddOp(s, "ResizeBilinearGrad", {dy[0], In(op, 0)},
+               grad::CopyAttrs(op, {"align_corners", "half_pixel_centers"}))
+             .output(0),
+         Output()};
+  return absl::OkStatus();
+}
+
+// ResizeNearestNeighbor(images, size): ResizeNearestNeighborGrad(dy, images' H and W).
+absl::Status ResizeNearestNeighborGrad(const Scope& s, const Operation& op, const Grads& dy,
+                                       Grads* dx) {
+  Output size = Slice(s, Shape(s, In(op, 0)), {1}, {2});
+  *dx = {AddOp(s, "ResizeNearestNeighborGrad", {dy[0], size},
+               grad::CopyAttrs(op, {"align_corners", "half_pixel_centers"}))
+             .output(0),
+         Output()};
+  return absl::OkStatus();
+}
+
 absl::Status Register(GradientRegistry* r, const char* op, GradFunc f) {
   return r->Register(op, std::move(f));
 }
@@ -145,6 +166,8 @@ absl::Status Register(GradientRegistry* r, const char* op, GradFunc f) {
 
 absl::Status RegisterNnGradients(GradientRegistry* r) {
   DFLOW_RETURN_IF_ERROR(Register(r, "Relu", ActivationGrad("ReluGrad", true)));
+  DFLOW_RETURN_IF_ERROR(Register(r, "ResizeBilinear", ResizeBilinearGrad));
+  DFLOW_RETURN_IF_ERROR(Register(r, "ResizeNearestNeighbor", ResizeNearestNeighborGrad));
   DFLOW_RETURN_IF_ERROR(Register(r, "Relu6", ActivationGrad("Relu6Grad", false)));
   DFLOW_RETURN_IF_ERROR(Register(r, "Elu", ActivationGrad("EluGrad", true)));
   DFLOW_RETURN_IF_ERROR(Register(r, "Selu", ActivationGrad("SeluGrad", true)));

@@ -109,6 +109,12 @@ def feeds_for(name):
   if name == "transformer_block":
     return {"x:0": (np.sin(np.arange(48) * 0.9)).reshape(2, 4, 6),
             "w:0": (np.cos(np.arange(48) * 0.4)).reshape(6, 8) * 0.5}
+  if name == "unet_ops":
+    return {"x:0": np.sin(np.arange(128) * 0.37).reshape(1, 8, 8, 2).astype(np.float32),
+            "w:0": np.cos(np.arange(18) * 0.9).reshape(3, 3, 2, 1).astype(np.float32)}
+  if name == "array_ops_mix":
+    return {"x:0": np.sin(np.arange(20) * 1.1).reshape(4, 5),
+            "w:0": np.cos(np.arange(5) * 0.7)}
   if name == "embedding_classifier":
     return {"x:0": (np.cos(np.arange(12) * 1.3)).reshape(4, 3)}
   if name == "cnn_batch_norm":
@@ -223,6 +229,45 @@ def embedding_classifier():
   return [x, table], loss, tf.group([table.initializer], name="init")
 
 
+def unet_ops():
+  """float32 image ops: a separable convolution (DepthwiseConv2dNative + 1x1 Conv2D), Elu,
+  AvgPool, a transposed convolution back up (Conv2DBackpropInput), bilinear and nearest
+  resizing, Selu, a skip concatenation."""
+  x = v1.placeholder(tf.float32, [1, 8, 8, 2], name="x")
+  w = v1.placeholder(tf.float32, [3, 3, 2, 1], name="w")
+  pointwise = tf.constant(np.cos(np.arange(8)).reshape(1, 1, 2, 4) * 0.5, tf.float32)
+  h = tf.nn.elu(tf.nn.separable_conv2d(x, w, pointwise, [1, 1, 1, 1], "SAME"))
+  down = tf.nn.avg_pool2d(h, 2, 2, "VALID")
+  up_w = tf.constant(np.sin(np.arange(48)).reshape(2, 2, 3, 4) * 0.4, tf.float32)
+  up = tf.nn.conv2d_transpose(down, up_w, [1, 8, 8, 3], [1, 2, 2, 1], "SAME")
+  resized = tf.compat.v1.image.resize_bilinear(down, [8, 8]) + \
+      tf.compat.v1.image.resize_nearest_neighbor(down, [8, 8])
+  y = tf.nn.selu(tf.concat([up, resized, x], axis=3))
+  weights = np.linspace(-1.0, 1.0, 8 * 8 * 9).reshape(1, 8, 8, 9).astype(np.float32)
+  return [x, w], tf.reduce_sum(y * weights, name="loss"), None
+
+
+def array_ops_mix():
+  """Array ops from everyday graphs: StridedSlice with masks, GatherNd, ScatterNd,
+  tf.where (SelectV2), Tile, Pad, Cumsum, TopKV2, UnsortedSegmentSum, ReverseV2, Maximum."""
+  x = v1.placeholder(tf.float64, [4, 5], name="x")
+  w = v1.placeholder(tf.float64, [5], name="w")
+  a = x[1:, ::2][:, :2] * 2.0 + x[:-1, 1::2]
+  g = tf.gather_nd(x * w, [[0, 1], [2, 3], [3, 0]])
+  sc = tf.scatter_nd([[1], [3]], tf.stack([w, w * w]), [4, 5])
+  sel = tf.where(x > 0.0, x * w, -x)
+  tiled = tf.tile(tf.pad(w[None, :], [[1, 0], [2, 1]]), [2, 1])
+  cs = tf.cumsum(x, axis=1, exclusive=True, reverse=True)
+  top, _ = tf.nn.top_k(x * w, k=2)
+  seg = tf.math.unsorted_segment_sum(x, [0, 2, 0, 1], 3)
+  rev = tf.reverse(tf.maximum(x, w), [0])
+  loss = (tf.reduce_sum(a * a) + tf.reduce_sum(g) + tf.reduce_sum(sc * x) +
+          tf.reduce_sum(sel) + tf.reduce_sum(tiled * np.linspace(0.1, 1.0, 32).reshape(4, 8)) +
+          tf.reduce_sum(cs * x) + tf.reduce_sum(top) + tf.reduce_sum(seg * seg) +
+          tf.reduce_sum(rev * np.linspace(1.0, 2.0, 20).reshape(4, 5)))
+  return [x, w], tf.identity(loss, name="loss"), None
+
+
 def main():
   os.makedirs(HERE, exist_ok=True)
   for name, build in [("loop_cond", loop_cond), ("nested_loops", nested_loops),
@@ -232,7 +277,8 @@ def main():
                       ("cnn_batch_norm", cnn_batch_norm),
                       ("loop_case_max_iterations", loop_case_max_iterations),
                       ("transformer_block", transformer_block),
-                      ("embedding_classifier", embedding_classifier)]:
+                      ("embedding_classifier", embedding_classifier),
+                      ("unet_ops", unet_ops), ("array_ops_mix", array_ops_mix)]:
     feeds = feeds_for(name)
     if name in ("cond_in_rnn", "cnn_batch_norm"):
       feeds = {"x:0": feeds["x:0"]}
@@ -249,7 +295,7 @@ def main():
     names = [t.handle.name if hasattr(t, "handle") else t.name for t in inputs]
     golden = {"generator": "TensorFlow %s, tf.compat.v1 (control flow v1)" % tf.__version__,
               "feeds": {k: v.ravel().tolist() for k, v in feeds.items()},
-              "feed_dtype": "float32" if name == "cnn_batch_norm" else "float64",
+              "feed_dtype": "float32" if name in ("cnn_batch_norm", "unet_ops") else "float64",
               "feed_shapes": {k: list(v.shape) for k, v in feeds.items()},
               "init": init.name if init is not None else "",
               "loss": "loss:0", "inputs": names, "loss_value": float(values[0]),

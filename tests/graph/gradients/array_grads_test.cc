@@ -114,6 +114,20 @@ TEST_CASE("UnsortedSegmentSum with a dropped (negative) id, TopKV2") {
   CHECK(CheckGradient({{{2, 3, 4}}}, top_k) < kTol);
 }
 
+TEST_CASE("GatherNd (a repeated index sums) and ScatterNd") {
+  auto gather = [](const Scope& s, const Xs& x) -> Xs {
+    Output indices = Const(s, {{0, 1}, {2, 0}, {0, 1}});
+    return {WeightedSum(s, AddOp(s, "GatherNd", {x[0], indices}).output(0))};
+  };
+  CHECK(CheckGradient({{{3, 2, 2}}}, gather) < kTol);
+  auto scatter = [](const Scope& s, const Xs& x) -> Xs {
+    Output indices = Const(s, {{1}, {3}});
+    Output shape = Const(s, {4, 3});
+    return {WeightedSum(s, AddOp(s, "ScatterNd", {indices, x[0], shape}).output(0))};
+  };
+  CHECK(CheckGradient({{{2, 3}}}, scatter) < kTol);
+}
+
 TEST_CASE("StopGradient blocks, the other path still counts") {
   Scope root = Scope::NewRootScope();
   Output x = Placeholder(root, DT_DOUBLE);

@@ -145,5 +145,13 @@ TEST_CASE("An embedding bag classifier with LeakyRelu, sparse cross-entropy and 
   CheckAgainstTf("embedding_classifier");
 }
 
+TEST_CASE("Image ops: separable and transposed convolutions, resizing, Elu, Selu") {
+  CheckAgainstTf("unet_ops");
+}
+
+TEST_CASE("Array ops: strided slices, GatherNd, ScatterNd, where, tile, pad, cumsum, top_k") {
+  CheckAgainstTf("array_ops_mix");
+}
+
 }  // namespace
 }  // namespace dflow::testing

@@ -117,6 +117,24 @@ TEST_CASE("FusedBatchNormV3 in training and FusedBatchNorm in inference") {
   CHECK(CheckGradient({Floats({2, 3, 3, 2}), scale, offset}, inference, 1e-2) < kFloatTol);
 }
 
+TEST_CASE("ResizeBilinear (half-pixel centers) and ResizeNearestNeighbor") {
+  for (bool half_pixel : {false, true}) {
+    INFO("half_pixel_centers " << half_pixel);
+    auto bilinear = [&](const Scope& s, const Xs& x) -> Xs {
+      return {WeightedSum(s, AddOp(s, "ResizeBilinear", {x[0], Input({5, 7})},
+                                   {{"half_pixel_centers", BoolAttr(half_pixel)}})
+                                 .output(0))};
+    };
+    CHECK(CheckGradient({Floats({1, 3, 4, 2})}, bilinear, 1e-2) < kFloatTol);
+    auto nearest = [&](const Scope& s, const Xs& x) -> Xs {
+      return {WeightedSum(s, AddOp(s, "ResizeNearestNeighbor", {x[0], Input({6, 8})},
+                                   {{"half_pixel_centers", BoolAttr(half_pixel)}})
+                                 .output(0))};
+    };
+    CHECK(CheckGradient({Floats({1, 3, 4, 2})}, nearest, 1e-2) < kFloatTol);
+  }
+}
+
 TEST_CASE("MaxPool and AvgPool") {
   auto max_pool = [](const Scope& s, const Xs& x) -> Xs {
     return {WeightedSum(s, MaxPool(s, x[0], {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID"))};
