@@ -112,6 +112,9 @@ def feeds_for(name):
   if name == "unet_ops":
     return {"x:0": np.sin(np.arange(128) * 0.37).reshape(1, 8, 8, 2).astype(np.float32),
             "w:0": np.cos(np.arange(18) * 0.9).reshape(3, 3, 2, 1).astype(np.float32)}
+  if name == "losses_mix":
+    return {"x:0": np.sin(np.arange(12) * 1.7).reshape(4, 3),
+            "w:0": np.array([1.3, -0.8, 0.6])}
   if name == "array_ops_mix":
     return {"x:0": np.sin(np.arange(20) * 1.1).reshape(4, 5),
             "w:0": np.cos(np.arange(5) * 0.7)}
@@ -268,6 +271,29 @@ def array_ops_mix():
   return [x, w], tf.identity(loss, name="loss"), None
 
 
+def losses_mix():
+  """tf.compat.v1.losses and math from training scripts: sigmoid and softmax (label
+  smoothing) cross-entropies, Huber, log loss, hinge, mean squared error, l2_normalize,
+  reduce_logsumexp, clip_by_value, softplus, Pow, Abs."""
+  x = v1.placeholder(tf.float64, [4, 3], name="x")
+  w = v1.placeholder(tf.float64, [3], name="w")
+  logits = x * w + tf.abs(x) * 0.1
+  onehot = tf.constant(np.eye(3)[[0, 2, 1, 2]])
+  probs = tf.sigmoid(logits)
+  loss = (v1.losses.sigmoid_cross_entropy(onehot, logits) +
+          v1.losses.softmax_cross_entropy(onehot, logits, label_smoothing=0.1) +
+          # These four return float32 (their loss-weight arithmetic), as TF writes them.
+          tf.cast(v1.losses.huber_loss(onehot, logits, delta=0.5) +
+                  v1.losses.log_loss(onehot, probs) +
+                  v1.losses.hinge_loss(onehot, logits) +
+                  v1.losses.mean_squared_error(onehot, tf.nn.l2_normalize(logits, axis=1)),
+                  tf.float64) +
+          tf.reduce_sum(tf.reduce_logsumexp(logits, axis=1)) +
+          tf.reduce_sum(tf.clip_by_value(logits, -0.3, 0.4) * tf.nn.softplus(x)) +
+          tf.reduce_sum(tf.pow(tf.abs(x) + 0.5, w)))
+  return [x, w], tf.identity(loss, name="loss"), None
+
+
 def main():
   os.makedirs(HERE, exist_ok=True)
   for name, build in [("loop_cond", loop_cond), ("nested_loops", nested_loops),
@@ -278,7 +304,8 @@ def main():
                       ("loop_case_max_iterations", loop_case_max_iterations),
                       ("transformer_block", transformer_block),
                       ("embedding_classifier", embedding_classifier),
-                      ("unet_ops", unet_ops), ("array_ops_mix", array_ops_mix)]:
+                      ("unet_ops", unet_ops), ("array_ops_mix", array_ops_mix),
+                      ("losses_mix", losses_mix)]:
     feeds = feeds_for(name)
     if name in ("cond_in_rnn", "cnn_batch_norm"):
       feeds = {"x:0": feeds["x:0"]}
@@ -296,6 +323,8 @@ def main():
     golden = {"generator": "TensorFlow %s, tf.compat.v1 (control flow v1)" % tf.__version__,
               "feeds": {k: v.ravel().tolist() for k, v in feeds.items()},
               "feed_dtype": "float32" if name in ("cnn_batch_norm", "unet_ops") else "float64",
+              # Parts in float32 (the four losses above) round as float32 does.
+              "tolerance": 1e-6 if name == "losses_mix" else 0,
               "feed_shapes": {k: list(v.shape) for k, v in feeds.items()},
               "init": init.name if init is not None else "",
               "loss": "loss:0", "inputs": names, "loss_value": float(values[0]),
