@@ -68,6 +68,7 @@ absl::Status RegisterStandardGradients(GradientRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterListGradients(registry));
   DFLOW_RETURN_IF_ERROR(RegisterTensorArrayGradients(registry));
   DFLOW_RETURN_IF_ERROR(RegisterEinsumGradient(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterVolumeGradients(registry));
   return RegisterResourceGradients(registry);
 }
 

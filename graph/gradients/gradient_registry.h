@@ -66,6 +66,7 @@ absl::Status RegisterListGradients(GradientRegistry* registry);  // list_grads.c
 // tensor_array_grads.cc
 absl::Status RegisterTensorArrayGradients(GradientRegistry* registry);
 absl::Status RegisterEinsumGradient(GradientRegistry* registry);  // einsum_grad.cc
+absl::Status RegisterVolumeGradients(GradientRegistry* registry);  // volume_grads.cc
 
 }  // namespace dflow
 

@@ -112,6 +112,9 @@ def feeds_for(name):
   if name == "unet_ops":
     return {"x:0": np.sin(np.arange(128) * 0.37).reshape(1, 8, 8, 2).astype(np.float32),
             "w:0": np.cos(np.arange(18) * 0.9).reshape(3, 3, 2, 1).astype(np.float32)}
+  if name == "volumes_and_dilations":
+    return {"x:0": np.sin(np.arange(288) * 0.31).reshape(1, 4, 6, 6, 2).astype(np.float32),
+            "w:0": np.cos(np.arange(108) * 0.77).reshape(2, 3, 3, 2, 3).astype(np.float32) * 0.4}
   if name == "losses_mix":
     return {"x:0": np.sin(np.arange(12) * 1.7).reshape(4, 3),
             "w:0": np.array([1.3, -0.8, 0.6])}
@@ -294,6 +297,25 @@ def losses_mix():
   return [x, w], tf.identity(loss, name="loss"), None
 
 
+def volumes_and_dilations():
+  """float32: Conv3D, MaxPool3D, AvgPool3D, local response normalization, an atrous
+  convolution (SpaceToBatchND / BatchToSpaceND) and a dilated Conv2D."""
+  x = v1.placeholder(tf.float32, [1, 4, 6, 6, 2], name="x")
+  w = v1.placeholder(tf.float32, [2, 3, 3, 2, 3], name="w")
+  h = tf.nn.conv3d(x, w, [1, 1, 1, 1, 1], "SAME")
+  p = tf.nn.max_pool3d(h, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "VALID") + \
+      tf.nn.avg_pool3d(h, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "VALID")
+  flat = tf.reshape(h, [4, 6, 6, 3])
+  lrn = tf.nn.local_response_normalization(flat, depth_radius=1, bias=1.0, alpha=0.5, beta=0.75)
+  k = tf.constant(np.sin(np.arange(27)).reshape(3, 3, 3, 1) * 0.5, tf.float32)
+  atrous = tf.nn.atrous_conv2d(lrn, k, rate=2, padding="SAME")
+  dilated = tf.nn.conv2d(lrn, k, [1, 1, 1, 1], "VALID", dilations=[1, 2, 2, 1])
+  loss = (tf.reduce_sum(p * 0.7) + tf.reduce_sum(tf.square(atrous)) * 0.1 +
+          tf.reduce_sum(dilated * np.linspace(-1.0, 1.0, 8).reshape(1, 2, 2, 2)[:, :, :, :1]
+                        .repeat(1, 0)))
+  return [x, w], tf.identity(loss, name="loss"), None
+
+
 def main():
   os.makedirs(HERE, exist_ok=True)
   for name, build in [("loop_cond", loop_cond), ("nested_loops", nested_loops),
@@ -305,7 +327,8 @@ def main():
                       ("transformer_block", transformer_block),
                       ("embedding_classifier", embedding_classifier),
                       ("unet_ops", unet_ops), ("array_ops_mix", array_ops_mix),
-                      ("losses_mix", losses_mix)]:
+                      ("losses_mix", losses_mix),
+                      ("volumes_and_dilations", volumes_and_dilations)]:
     feeds = feeds_for(name)
     if name in ("cond_in_rnn", "cnn_batch_norm"):
       feeds = {"x:0": feeds["x:0"]}
@@ -322,7 +345,8 @@ def main():
     names = [t.handle.name if hasattr(t, "handle") else t.name for t in inputs]
     golden = {"generator": "TensorFlow %s, tf.compat.v1 (control flow v1)" % tf.__version__,
               "feeds": {k: v.ravel().tolist() for k, v in feeds.items()},
-              "feed_dtype": "float32" if name in ("cnn_batch_norm", "unet_ops") else "float64",
+              "feed_dtype": ("float32" if name in ("cnn_batch_norm", "unet_ops",
+                                                   "volumes_and_dilations") else "float64"),
               # Parts in float32 (the four losses above) round as float32 does.
               "tolerance": 1e-6 if name == "losses_mix" else 0,
               "feed_shapes": {k: list(v.shape) for k, v in feeds.items()},

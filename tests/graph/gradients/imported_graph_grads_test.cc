@@ -161,5 +161,9 @@ TEST_CASE("Losses and math of training scripts (tf.compat.v1.losses, logsumexp, 
   CheckAgainstTf("losses_mix");
 }
 
+TEST_CASE("Conv3D, 3-D pooling, LRN, atrous and dilated convolutions") {
+  CheckAgainstTf("volumes_and_dilations");
+}
+
 }  // namespace
 }  // namespace dflow::testing

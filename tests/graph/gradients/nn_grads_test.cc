@@ -135,6 +135,49 @@ TEST_CASE("ResizeBilinear (half-pixel centers) and ResizeNearestNeighbor") {
   }
 }
 
+AttrValue Alpha(float value) {
+  AttrValue attr;
+  attr.set_f(value);
+  return attr;
+}
+
+TEST_CASE("Conv3D, MaxPool3D, AvgPool3D, LRN, SpaceToBatchND and BatchToSpaceND") {
+  auto conv3d = [](const Scope& s, const Xs& x) -> Xs {
+    return {WeightedSum(s, AddOp(s, "Conv3D", {x[0], x[1]},
+                                 {{"strides", IntListAttr({1, 1, 2, 1, 1})},
+                                  {"padding", StringAttr("SAME")}})
+                               .output(0))};
+  };
+  CHECK(CheckGradient({Floats({1, 3, 4, 3, 2}), Floats({2, 2, 2, 2, 2}, 0.5)}, conv3d, 1e-2) <
+        kFloatTol);
+  for (const char* pool : {"MaxPool3D", "AvgPool3D"}) {
+    INFO(pool);
+    auto f = [&](const Scope& s, const Xs& x) -> Xs {
+      return {WeightedSum(s, AddOp(s, pool, {x[0]},
+                                   {{"ksize", IntListAttr({1, 2, 2, 2, 1})},
+                                    {"strides", IntListAttr({1, 2, 2, 2, 1})},
+                                    {"padding", StringAttr("VALID")}})
+                                 .output(0))};
+    };
+    CHECK(CheckGradient({Floats({1, 4, 4, 4, 2})}, f, 1e-3) < kFloatTol);
+  }
+  auto lrn = [](const Scope& s, const Xs& x) -> Xs {
+    return {WeightedSum(s, AddOp(s, "LRN", {x[0]},
+                                 {{"depth_radius", IntAttr(1)}, {"alpha", Alpha(0.5f)}})
+                               .output(0))};
+  };
+  CHECK(CheckGradient({Floats({1, 2, 2, 4})}, lrn, 1e-2) < kFloatTol);
+  auto atrous = [](const Scope& s, const Xs& x) -> Xs {
+    Output batched = AddOp(s, "SpaceToBatchND", {x[0], Input({2, 2}), Input({{0, 1}, {1, 0}})})
+                         .output(0);
+    Output back = AddOp(s, "BatchToSpaceND", {Square(s, batched), Input({2, 2}),
+                                              Input({{0, 1}, {1, 0}})})
+                      .output(0);
+    return {WeightedSum(s, back)};
+  };
+  CHECK(CheckGradient({Floats({1, 3, 3, 2})}, atrous, 1e-2) < kFloatTol);
+}
+
 TEST_CASE("MaxPool and AvgPool") {
   auto max_pool = [](const Scope& s, const Xs& x) -> Xs {
     return {WeightedSum(s, MaxPool(s, x[0], {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID"))};
