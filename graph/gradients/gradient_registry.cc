@@ -69,6 +69,7 @@ absl::Status RegisterStandardGradients(GradientRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterTensorArrayGradients(registry));
   DFLOW_RETURN_IF_ERROR(RegisterEinsumGradient(registry));
   DFLOW_RETURN_IF_ERROR(RegisterVolumeGradients(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterLinalgGradients(registry));
   return RegisterResourceGradients(registry);
 }
 

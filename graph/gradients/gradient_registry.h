@@ -67,6 +67,7 @@ absl::Status RegisterListGradients(GradientRegistry* registry);  // list_grads.c
 absl::Status RegisterTensorArrayGradients(GradientRegistry* registry);
 absl::Status RegisterEinsumGradient(GradientRegistry* registry);  // einsum_grad.cc
 absl::Status RegisterVolumeGradients(GradientRegistry* registry);  // volume_grads.cc
+absl::Status RegisterLinalgGradients(GradientRegistry* registry);  // linalg_grads.cc
 
 }  // namespace dflow
 

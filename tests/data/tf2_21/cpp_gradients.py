@@ -115,6 +115,9 @@ def feeds_for(name):
   if name == "volumes_and_dilations":
     return {"x:0": np.sin(np.arange(288) * 0.31).reshape(1, 4, 6, 6, 2).astype(np.float32),
             "w:0": np.cos(np.arange(108) * 0.77).reshape(2, 3, 3, 2, 3).astype(np.float32) * 0.4}
+  if name == "linalg_ctc":
+    return {"x:0": np.sin(np.arange(18) * 0.83).reshape(2, 3, 3),
+            "w:0": np.array([1.1, -0.7, 0.9])}
   if name == "losses_mix":
     return {"x:0": np.sin(np.arange(12) * 1.7).reshape(4, 3),
             "w:0": np.array([1.3, -0.8, 0.6])}
@@ -316,6 +319,26 @@ def volumes_and_dilations():
   return [x, w], tf.identity(loss, name="loss"), None
 
 
+def linalg_ctc():
+  """tf.linalg: inverse, determinant and a triangular solve of matrices built from x; and
+  tf.compat.v1.nn.ctc_loss (CTCLoss) on logits from x."""
+  x = v1.placeholder(tf.float64, [2, 3, 3], name="x")
+  w = v1.placeholder(tf.float64, [3], name="w")
+  a = x + tf.eye(3, dtype=tf.float64) * 3.0
+  lower = tf.linalg.band_part(a, -1, 0)
+  solved = tf.linalg.triangular_solve(lower, a * w, lower=True)
+  upper_solved = tf.linalg.triangular_solve(tf.linalg.band_part(a, 0, -1), a, lower=False,
+                                            adjoint=True)
+  linalg = (tf.reduce_sum(tf.linalg.inv(a) * np.linspace(0.5, 1.5, 18).reshape(2, 3, 3)) +
+            tf.reduce_sum(tf.linalg.det(a) * [0.3, -0.2]) + tf.reduce_sum(solved) +
+            tf.reduce_sum(upper_solved * upper_solved))
+  logits = tf.transpose(x, [1, 0, 2]) * w  # [time 3, batch 2, classes 3]
+  labels = tf.SparseTensor([[0, 0], [1, 0], [1, 1]], tf.constant([1, 0, 1], tf.int32), [2, 2])
+  ctc = v1.nn.ctc_loss(labels, tf.cast(logits, tf.float32), [3, 3])
+  loss = tf.add(linalg, tf.cast(tf.reduce_sum(ctc * [1.0, 0.5]), tf.float64), name="loss")
+  return [x, w], loss, None
+
+
 def main():
   os.makedirs(HERE, exist_ok=True)
   for name, build in [("loop_cond", loop_cond), ("nested_loops", nested_loops),
@@ -328,7 +351,8 @@ def main():
                       ("embedding_classifier", embedding_classifier),
                       ("unet_ops", unet_ops), ("array_ops_mix", array_ops_mix),
                       ("losses_mix", losses_mix),
-                      ("volumes_and_dilations", volumes_and_dilations)]:
+                      ("volumes_and_dilations", volumes_and_dilations),
+                      ("linalg_ctc", linalg_ctc)]:
     feeds = feeds_for(name)
     if name in ("cond_in_rnn", "cnn_batch_norm"):
       feeds = {"x:0": feeds["x:0"]}
@@ -348,7 +372,7 @@ def main():
               "feed_dtype": ("float32" if name in ("cnn_batch_norm", "unet_ops",
                                                    "volumes_and_dilations") else "float64"),
               # Parts in float32 (the four losses above) round as float32 does.
-              "tolerance": 1e-6 if name == "losses_mix" else 0,
+              "tolerance": 1e-6 if name in ("losses_mix", "linalg_ctc") else 0,
               "feed_shapes": {k: list(v.shape) for k, v in feeds.items()},
               "init": init.name if init is not None else "",
               "loss": "loss:0", "inputs": names, "loss_value": float(values[0]),

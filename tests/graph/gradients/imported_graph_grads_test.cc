@@ -165,5 +165,9 @@ TEST_CASE("Conv3D, 3-D pooling, LRN, atrous and dilated convolutions") {
   CheckAgainstTf("volumes_and_dilations");
 }
 
+TEST_CASE("tf.linalg inverse, determinant, triangular solves, and the CTC loss") {
+  CheckAgainstTf("linalg_ctc");
+}
+
 }  // namespace
 }  // namespace dflow::testing
