@@ -1,6 +1,6 @@
 // Gradients of matrix ops and the CTC loss, as TF's linalg_grad.py and ctc_ops.py:
 // MatrixInverse, MatrixDeterminant, MatrixTriangularSolve (operands of one batch shape),
-// MatrixBandPart, and CTCLoss, whose kernel computes the gradient with the loss (output 1).
+// MatrixBandPart, Cholesky, and CTCLoss, whose kernel computes the gradient with the loss (output 1).
 #include "absl/status/status.h"
 #include "graph/array_ops.h"
 #include "graph/gradients/grad_util.h"
@@ -58,6 +58,27 @@ absl::Status TriangularSolveGrad(const Scope& s, const Operation& op, const Grad
   return absl::OkStatus();
 }
 
+// Cholesky: A = L L^T. With M = L^T dL, its diagonal halved, its lower triangle kept,
+// and X = L^-T M L^-1: dA = (X + X^T) / 2 (TF's _CholeskyGrad).
+absl::Status CholeskyGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+  Output l = Out(op, 0);
+  Output diagonal = AddOp(s, "MatrixDiagPart", {l}).output(0);
+  Output eye = AddOp(s, "MatrixSetDiag", {ZerosLike(s, l), OnesLike(s, diagonal)}).output(0);
+  Output l_inverse = AddOp(s, "MatrixTriangularSolve", {l, eye},
+                           {{"lower", BoolAttr(true)}, {"adjoint", BoolAttr(false)}})
+                         .output(0);
+  Output middle = BatchMatMul(s, l, dy[0], true, false);
+  Output half_diagonal = Mul(s, AddOp(s, "MatrixDiagPart", {middle}).output(0), 0.5);
+  middle = AddOp(s, "MatrixSetDiag", {middle, half_diagonal}).output(0);
+  middle = AddOp(s, "MatrixBandPart", {middle, Input(-1), Input(0)}).output(0);
+  Output x = BatchMatMul(s, BatchMatMul(s, l_inverse, middle, true, false), l_inverse, false,
+                         false);
+  Output x_t = BatchMatMul(s, BatchMatMul(s, l_inverse, middle, true, true), l_inverse, false,
+                           false);
+  *dx = {Mul(s, Add(s, x, x_t), 0.5)};
+  return absl::OkStatus();
+}
+
 // MatrixBandPart(input, num_lower, num_upper): the gradient keeps the same band.
 absl::Status BandPartGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
   *dx = {AddOp(s, "MatrixBandPart", {dy[0], In(op, 1), In(op, 2)}).output(0), Output(),
@@ -79,6 +100,7 @@ absl::Status RegisterLinalgGradients(GradientRegistry* r) {
   DFLOW_RETURN_IF_ERROR(r->Register("MatrixDeterminant", MatrixDeterminantGrad));
   DFLOW_RETURN_IF_ERROR(r->Register("MatrixTriangularSolve", TriangularSolveGrad));
   DFLOW_RETURN_IF_ERROR(r->Register("MatrixBandPart", BandPartGrad));
+  DFLOW_RETURN_IF_ERROR(r->Register("Cholesky", CholeskyGrad));
   return r->Register("CTCLoss", CtcLossGrad);
 }
 

@@ -115,7 +115,7 @@ def feeds_for(name):
   if name == "volumes_and_dilations":
     return {"x:0": np.sin(np.arange(288) * 0.31).reshape(1, 4, 6, 6, 2).astype(np.float32),
             "w:0": np.cos(np.arange(108) * 0.77).reshape(2, 3, 3, 2, 3).astype(np.float32) * 0.4}
-  if name == "linalg_ctc":
+  if name in ("linalg_ctc", "cholesky"):
     return {"x:0": np.sin(np.arange(18) * 0.83).reshape(2, 3, 3),
             "w:0": np.array([1.1, -0.7, 0.9])}
   if name == "losses_mix":
@@ -339,6 +339,15 @@ def linalg_ctc():
   return [x, w], loss, None
 
 
+def cholesky():
+  """tf.linalg.cholesky of symmetric positive definite matrices built from x and w."""
+  x = v1.placeholder(tf.float64, [2, 3, 3], name="x")
+  w = v1.placeholder(tf.float64, [3], name="w")
+  a = tf.matmul(x * w, x * w, transpose_b=True) + tf.eye(3, dtype=tf.float64) * 2.0
+  weights = np.linspace(-1.0, 1.5, 18).reshape(2, 3, 3)
+  return [x, w], tf.reduce_sum(tf.linalg.cholesky(a) * weights, name="loss"), None
+
+
 def main():
   os.makedirs(HERE, exist_ok=True)
   for name, build in [("loop_cond", loop_cond), ("nested_loops", nested_loops),
@@ -352,7 +361,7 @@ def main():
                       ("unet_ops", unet_ops), ("array_ops_mix", array_ops_mix),
                       ("losses_mix", losses_mix),
                       ("volumes_and_dilations", volumes_and_dilations),
-                      ("linalg_ctc", linalg_ctc)]:
+                      ("linalg_ctc", linalg_ctc), ("cholesky", cholesky)]:
     feeds = feeds_for(name)
     if name in ("cond_in_rnn", "cnn_batch_norm"):
       feeds = {"x:0": feeds["x:0"]}

@@ -169,5 +169,7 @@ TEST_CASE("tf.linalg inverse, determinant, triangular solves, and the CTC loss")
   CheckAgainstTf("linalg_ctc");
 }
 
+TEST_CASE("tf.linalg.cholesky") { CheckAgainstTf("cholesky"); }
+
 }  // namespace
 }  // namespace dflow::testing
