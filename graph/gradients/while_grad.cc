@@ -102,6 +102,11 @@ class WhileGradBuilder {
   // Rewires the inputs of nodes [first_id, end_id) that read the forward loop.
   absl::Status ReplaceForwardReads(int first_id, int end_id);
   absl::StatusOr<Output> BackwardValue(const Output& forward);
+  // Whether BackwardValue would replay `forward` whole through an accumulator.
+  bool ReplaysWhole(const Output& forward) const;
+  // Zeros of `forward`'s shape in the backward loop, for a ZerosLike of it (a gradient
+  // that does not reach a node): only the shape is replayed, not the tensor.
+  absl::StatusOr<Output> ZerosInBackward(const Output& forward);
   Output Accumulate(const Output& forward, const CondContext& context);
   // `leaf` applied to `list` inside the branches of `context` from `level` on (each a
   // Switch of the list on the branch's predicate, `preds`), merged back out of them.
@@ -137,6 +142,7 @@ class WhileGradBuilder {
   Output pivot_;  // the counter inside the backward body
   int backward_start_ = 0;
   absl::flat_hash_map<Output, Output> replaced_;
+  absl::flat_hash_map<Output, Output> zeros_;  // ZerosInBackward's, by forward value
 };
 
 absl::Status WhileGradBuilder::FindLoop(const Node& exit) {
@@ -329,7 +335,13 @@ absl::Status WhileGradBuilder::ReplaceForwardReads(int first_id, int end_id) {
         graph_->RemoveEdge(e);  // ordering within the forward loop means nothing here
         continue;
       }
-      DFLOW_ASSIGN_OR_RETURN(Output value, BackwardValue(Output(e->src, e->src_output)));
+      const Output forward(e->src, e->src_output);
+      Output value;
+      if (node->op() == "ZerosLike" && ReplaysWhole(forward) && !replaced_.contains(forward)) {
+        DFLOW_ASSIGN_OR_RETURN(value, ZerosInBackward(forward));
+      } else {
+        DFLOW_ASSIGN_OR_RETURN(value, BackwardValue(forward));
+      }
       const int dst_input = e->dst_input;
       graph_->RemoveEdge(e);
       graph_->AddEdge(value.node, value.index, node, dst_input);
@@ -361,6 +373,29 @@ absl::StatusOr<Output> WhileGradBuilder::BackwardValue(const Output& forward) {
   DFLOW_RETURN_IF_ERROR(scope_.status());
   replaced_.emplace(forward, value);
   return value;
+}
+
+bool WhileGradBuilder::ReplaysWhole(const Output& forward) const {
+  const Node& node = *forward.node;
+  const DataType dtype = BaseType(forward.dtype());
+  return InForwardFrame(node) && !IsEnter(node) && node.op() != "Const" &&
+         dtype != DT_VARIANT && dtype != DT_RESOURCE && dtype != DT_STRING;
+}
+
+absl::StatusOr<Output> WhileGradBuilder::ZerosInBackward(const Output& forward) {
+  auto it = zeros_.find(forward);
+  if (it != zeros_.end()) return it->second;
+  const int forward_start = graph_->num_node_ids();
+  Output shape = Shape(scope_.NewSubScope("zeros_shape"), forward);
+  MarkForwardAdditions(forward_start);
+  DFLOW_ASSIGN_OR_RETURN(CondContext context, contexts_->Of(forward));
+  Output popped = Accumulate(shape, context);
+  const int backward_start = graph_->num_node_ids();
+  Output zeros = Fill(scope_, popped, Cast(scope_, 0, BaseType(forward.dtype())));
+  AnchorInputlessNodes(graph_, backward_start, pivot_);
+  DFLOW_RETURN_IF_ERROR(scope_.status());
+  zeros_.emplace(forward, zeros);
+  return zeros;
 }
 
 Output WhileGradBuilder::CopyConst(const Node& node) {

@@ -6,6 +6,7 @@
 // included), and what is refused.
 #include <cmath>
 
+#include "absl/strings/match.h"
 #include "catch2/catch.hpp"
 #include "graph/array_ops.h"
 #include "graph/cond_ops.h"
@@ -320,6 +321,31 @@ TEST_CASE("A branch holding a loop nothing differentiates: its result replayed p
     return {WeightedSum(s, y[0])};
   };
   CHECK(CheckGradient({{{2}, {0.3, -0.7}}}, f) < kTol);
+}
+
+TEST_CASE("A branch that gets no gradient replays only its input's shape") {
+  // The false branch returns a constant: its Switch output gets zeros for a gradient,
+  // built from the replayed shape rather than from a replayed copy of the tensor.
+  Scope root = Scope::NewRootScope();
+  Output x = Placeholder(root, DT_DOUBLE);
+  Xs y = CountedLoop(root, 3, {x}, [&](const Scope& b, const Output& i, const Xs& v) -> Xs {
+    SwitchOutputs sw = Switch(b, v[0], Less(b, i, 1));
+    Output unused = Mul(b, sw.output_false, 0.0);
+    return {Merge(b, {Tanh(b, sw.output_true), Add(b, Sub(b, unused, unused), 0.5)}).output};
+  });
+  Xs grads;
+  REQUIRE(AddSymbolicGradients(root, y, {x}, &grads).ok());
+  bool replays_shape = false;
+  for (const Node* node : root.graph()->nodes()) {
+    replays_shape |= node->op() == "Shape" && absl::StrContains(node->name(), "zeros_shape");
+  }
+  CHECK(replays_shape);
+  auto session = ClientSession::Create(root);
+  REQUIRE(session.ok());
+  std::vector<Tensor> out;
+  REQUIRE((*session)->Run({{x, MakeTensor(DT_DOUBLE, {2}, {0.3, -0.4})}}, {grads[0]}, &out).ok());
+  // Only the first iteration's tanh depends on x, and the later ones overwrite it.
+  CHECK(ToDoubles(out[0]) == std::vector<double>{0.0, 0.0});
 }
 
 TEST_CASE("Conditionals nested in the body's conditional, on data-dependent predicates") {
