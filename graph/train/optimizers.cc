@@ -1,5 +1,8 @@
 #include "graph/train/optimizers.h"
 
+#include <string>
+#include <vector>
+
 #include "graph/array_ops.h"
 #include "graph/ops.h"
 
@@ -8,7 +11,35 @@ namespace {
 
 AttrMap Locking(bool use_locking) { return {{"use_locking", BoolAttr(use_locking)}}; }
 
+// ResourceApply<kind>(before..., grad, after...), or for rows
+// ResourceSparseApply<kind>(before..., values, indices, after...): every sparse apply op
+// takes the indices right after the gradient.
+Operation ApplyOp(const Scope& scope, const std::string& kind, std::vector<OpArg> args,
+                  const ApplyGradient& grad, const std::vector<OpArg>& after,
+                  const AttrMap& attrs) {
+  if (grad.rows == nullptr) {
+    args.push_back(grad.dense);
+  } else {
+    args.push_back(grad.rows->values);
+    args.push_back(grad.rows->indices);
+  }
+  args.insert(args.end(), after.begin(), after.end());
+  const std::string op = (grad.rows == nullptr ? "ResourceApply" : "ResourceSparseApply") + kind;
+  return AddOp(scope, op, args, attrs);
+}
+
 }  // namespace
+
+Operation ApplyOpOptimizer::ApplyDense(const Scope& scope, const Output& grad,
+                                       const Variable& var) {
+  return Update(scope, ApplyGradient{grad, nullptr}, var);
+}
+
+Operation ApplyOpOptimizer::ApplySparse(const Scope& scope, const SparseGradient& grad,
+                                        const Variable& var) {
+  const SparseGradient rows = Deduplicated(scope, grad);
+  return Update(scope, ApplyGradient{Output(), &rows}, var);
+}
 
 Operation GradientDescentOptimizer::ApplyDense(const Scope& scope, const Output& grad,
                                                const Variable& var) {
@@ -16,13 +47,13 @@ Operation GradientDescentOptimizer::ApplyDense(const Scope& scope, const Output&
                Locking(use_locking()));
 }
 
-Operation MomentumOptimizer::ApplyDense(const Scope& scope, const Output& grad,
-                                        const Variable& var) {
+Operation MomentumOptimizer::Update(const Scope& scope, const ApplyGradient& grad,
+                                    const Variable& var) {
   Variable accum = MakeSlot(var, 0.0);
   AttrMap attrs = Locking(use_locking());
   attrs["use_nesterov"] = BoolAttr(nesterov_);
-  return AddOp(scope, "ResourceApplyMomentum",
-               {var.handle(), accum.handle(), Input(lr_), grad, Input(momentum_)}, attrs);
+  return ApplyOp(scope, "Momentum", {var.handle(), accum.handle(), Input(lr_)}, grad,
+                 {Input(momentum_)}, attrs);
 }
 
 absl::Status AdamOptimizer::Prepare(const Variable& first) {
@@ -56,55 +87,48 @@ Operation AdamOptimizer::Finish(const Scope& scope, const std::vector<Operation>
   return NoOp(scope.WithOpName("update").WithControlDependencies(all));
 }
 
-Operation RMSPropOptimizer::ApplyDense(const Scope& scope, const Output& grad,
-                                       const Variable& var) {
+Operation RMSPropOptimizer::Update(const Scope& scope, const ApplyGradient& grad,
+                                   const Variable& var) {
   Variable ms = MakeSlot(var, 1.0);
   Variable mom = MakeSlot(var, 0.0, "_1");
-  if (!centered_) {
-    return AddOp(scope, "ResourceApplyRMSProp",
-                 {var.handle(), ms.handle(), mom.handle(), Input(lr_), Input(decay_),
-                  Input(momentum_), Input(epsilon_), grad},
+  const std::vector<OpArg> hyper = {Input(lr_), Input(decay_), Input(momentum_),
+                                    Input(epsilon_)};
+  std::vector<OpArg> before = {var.handle(), ms.handle(), mom.handle()};
+  if (centered_) before.insert(before.begin() + 1, MakeSlot(var, 0.0, "_2").handle());
+  before.insert(before.end(), hyper.begin(), hyper.end());
+  return ApplyOp(scope, centered_ ? "CenteredRMSProp" : "RMSProp", before, grad, {},
                  Locking(use_locking()));
-  }
-  Variable mg = MakeSlot(var, 0.0, "_2");
-  return AddOp(scope, "ResourceApplyCenteredRMSProp",
-               {var.handle(), mg.handle(), ms.handle(), mom.handle(), Input(lr_),
-                Input(decay_), Input(momentum_), Input(epsilon_), grad},
-               Locking(use_locking()));
 }
 
-Operation AdagradOptimizer::ApplyDense(const Scope& scope, const Output& grad,
-                                       const Variable& var) {
+Operation AdagradOptimizer::Update(const Scope& scope, const ApplyGradient& grad,
+                                   const Variable& var) {
   Variable accum = MakeSlot(var, initial_);
-  return AddOp(scope, "ResourceApplyAdagrad",
-               {var.handle(), accum.handle(), Input(lr_), grad}, Locking(use_locking()));
+  return ApplyOp(scope, "Adagrad", {var.handle(), accum.handle(), Input(lr_)}, grad, {},
+                 Locking(use_locking()));
 }
 
-Operation AdadeltaOptimizer::ApplyDense(const Scope& scope, const Output& grad,
-                                        const Variable& var) {
+Operation AdadeltaOptimizer::Update(const Scope& scope, const ApplyGradient& grad,
+                                    const Variable& var) {
   Variable accum = MakeSlot(var, 0.0);
   Variable accum_update = MakeSlot(var, 0.0, "_1");
-  return AddOp(scope, "ResourceApplyAdadelta",
-               {var.handle(), accum.handle(), accum_update.handle(), Input(lr_), Input(rho_),
-                Input(epsilon_), grad},
-               Locking(use_locking()));
+  return ApplyOp(scope, "Adadelta",
+                 {var.handle(), accum.handle(), accum_update.handle(), Input(lr_), Input(rho_),
+                  Input(epsilon_)},
+                 grad, {}, Locking(use_locking()));
 }
 
-Operation FtrlOptimizer::ApplyDense(const Scope& scope, const Output& grad,
-                                    const Variable& var) {
+Operation FtrlOptimizer::Update(const Scope& scope, const ApplyGradient& grad,
+                                const Variable& var) {
   Variable accum = MakeSlot(var, options_.initial_accumulator_value);
   Variable linear = MakeSlot(var, 0.0, "_1");
-  const Input lr(lr_), l1(options_.l1_regularization_strength),
-      l2(options_.l2_regularization_strength), power(options_.learning_rate_power);
-  if (options_.l2_shrinkage_regularization_strength == 0.0) {
-    return AddOp(scope, "ResourceApplyFtrl",
-                 {var.handle(), accum.handle(), linear.handle(), grad, lr, l1, l2, power},
+  std::vector<OpArg> after = {Input(lr_), Input(options_.l1_regularization_strength),
+                              Input(options_.l2_regularization_strength)};
+  const bool shrinkage = options_.l2_shrinkage_regularization_strength != 0.0;
+  if (shrinkage) after.push_back(Input(options_.l2_shrinkage_regularization_strength));
+  after.push_back(Input(options_.learning_rate_power));
+  return ApplyOp(scope, shrinkage ? "FtrlV2" : "Ftrl",
+                 {var.handle(), accum.handle(), linear.handle()}, grad, after,
                  Locking(use_locking()));
-  }
-  return AddOp(scope, "ResourceApplyFtrlV2",
-               {var.handle(), accum.handle(), linear.handle(), grad, lr, l1, l2,
-                Input(options_.l2_shrinkage_regularization_strength), power},
-               Locking(use_locking()));
 }
 
 // ---- Sparse paths: the rows of an embedding's gradient alone, as TF 1's optimizers ----
@@ -114,18 +138,6 @@ Operation GradientDescentOptimizer::ApplySparse(const Scope& scope, const Sparse
                                                 const Variable& var) {
   return AddOp(scope, "ResourceScatterAdd",
                {var.handle(), grad.indices, Mul(scope, grad.values, -lr_)});
-}
-
-Operation MomentumOptimizer::ApplySparse(const Scope& scope, const SparseGradient& grad,
-                                         const Variable& var) {
-  SparseGradient g = Deduplicated(scope, grad);
-  Variable accum = MakeSlot(var, 0.0);
-  AttrMap attrs = Locking(use_locking());
-  attrs["use_nesterov"] = BoolAttr(nesterov_);
-  return AddOp(scope, "ResourceSparseApplyMomentum",
-               {var.handle(), accum.handle(), Input(lr_), g.values, g.indices,
-                Input(momentum_)},
-               attrs);
 }
 
 // TF 1's _apply_sparse_shared: m and v decay in every row, the rows' gradient terms are
@@ -154,63 +166,6 @@ Operation AdamOptimizer::ApplySparse(const Scope& scope, const SparseGradient& g
   Operation update = AddOp(scope, "AssignSubVariableOp", {var.handle(), step});
   return NoOp(scope.WithOpName("sparse_update")
                   .WithControlDependencies({update, m_add, v_add}));
-}
-
-Operation RMSPropOptimizer::ApplySparse(const Scope& scope, const SparseGradient& grad,
-                                        const Variable& var) {
-  SparseGradient g = Deduplicated(scope, grad);
-  Variable ms = MakeSlot(var, 1.0);
-  Variable mom = MakeSlot(var, 0.0, "_1");
-  if (!centered_) {
-    return AddOp(scope, "ResourceSparseApplyRMSProp",
-                 {var.handle(), ms.handle(), mom.handle(), Input(lr_), Input(decay_),
-                  Input(momentum_), Input(epsilon_), g.values, g.indices},
-                 Locking(use_locking()));
-  }
-  Variable mg = MakeSlot(var, 0.0, "_2");
-  return AddOp(scope, "ResourceSparseApplyCenteredRMSProp",
-               {var.handle(), mg.handle(), ms.handle(), mom.handle(), Input(lr_),
-                Input(decay_), Input(momentum_), Input(epsilon_), g.values, g.indices},
-               Locking(use_locking()));
-}
-
-Operation AdagradOptimizer::ApplySparse(const Scope& scope, const SparseGradient& grad,
-                                        const Variable& var) {
-  SparseGradient g = Deduplicated(scope, grad);
-  Variable accum = MakeSlot(var, initial_);
-  return AddOp(scope, "ResourceSparseApplyAdagrad",
-               {var.handle(), accum.handle(), Input(lr_), g.values, g.indices},
-               Locking(use_locking()));
-}
-
-Operation AdadeltaOptimizer::ApplySparse(const Scope& scope, const SparseGradient& grad,
-                                         const Variable& var) {
-  SparseGradient g = Deduplicated(scope, grad);
-  Variable accum = MakeSlot(var, 0.0);
-  Variable accum_update = MakeSlot(var, 0.0, "_1");
-  return AddOp(scope, "ResourceSparseApplyAdadelta",
-               {var.handle(), accum.handle(), accum_update.handle(), Input(lr_), Input(rho_),
-                Input(epsilon_), g.values, g.indices},
-               Locking(use_locking()));
-}
-
-Operation FtrlOptimizer::ApplySparse(const Scope& scope, const SparseGradient& grad,
-                                     const Variable& var) {
-  SparseGradient g = Deduplicated(scope, grad);
-  Variable accum = MakeSlot(var, options_.initial_accumulator_value);
-  Variable linear = MakeSlot(var, 0.0, "_1");
-  const Input lr(lr_), l1(options_.l1_regularization_strength),
-      l2(options_.l2_regularization_strength), power(options_.learning_rate_power);
-  if (options_.l2_shrinkage_regularization_strength == 0.0) {
-    return AddOp(scope, "ResourceSparseApplyFtrl",
-                 {var.handle(), accum.handle(), linear.handle(), g.values, g.indices, lr, l1,
-                  l2, power},
-                 Locking(use_locking()));
-  }
-  return AddOp(scope, "ResourceSparseApplyFtrlV2",
-               {var.handle(), accum.handle(), linear.handle(), g.values, g.indices, lr, l1,
-                l2, Input(options_.l2_shrinkage_regularization_strength), power},
-               Locking(use_locking()));
 }
 
 }  // namespace dflow

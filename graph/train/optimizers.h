@@ -7,6 +7,27 @@
 
 namespace dflow {
 
+// The gradient an apply op takes: a dense tensor, or deduplicated rows of it (`rows`,
+// for a sparse apply op).
+struct ApplyGradient {
+  Output dense;
+  const SparseGradient* rows = nullptr;
+};
+
+// An optimizer whose update is one ResourceApply<kind> op with a ResourceSparseApply<kind>
+// twin (TF 1's apply ops): Update builds either; a sparse gradient is deduplicated first.
+class ApplyOpOptimizer : public Optimizer {
+ public:
+  using Optimizer::Optimizer;
+
+ protected:
+  Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) final;
+  Operation ApplySparse(const Scope& scope, const SparseGradient& grad,
+                        const Variable& var) final;
+  virtual Operation Update(const Scope& scope, const ApplyGradient& grad,
+                           const Variable& var) = 0;
+};
+
 // var -= lr * grad.
 class GradientDescentOptimizer : public Optimizer {
  public:
@@ -24,19 +45,17 @@ class GradientDescentOptimizer : public Optimizer {
 
 // accum = momentum * accum + grad; var -= lr * accum (Nesterov: lr * (grad + momentum *
 // accum)). Slot "<var>/Momentum", zeros.
-class MomentumOptimizer : public Optimizer {
+class MomentumOptimizer : public ApplyOpOptimizer {
  public:
   MomentumOptimizer(double learning_rate, double momentum, bool use_nesterov = false,
                     bool use_locking = false)
-      : Optimizer("Momentum", use_locking),
+      : ApplyOpOptimizer("Momentum", use_locking),
         lr_(learning_rate),
         momentum_(momentum),
         nesterov_(use_nesterov) {}
 
  protected:
-  Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
-  Operation ApplySparse(const Scope& scope, const SparseGradient& grad,
-                        const Variable& var) override;
+  Operation Update(const Scope& scope, const ApplyGradient& grad, const Variable& var) override;
 
  private:
   double lr_, momentum_;
@@ -69,12 +88,12 @@ class AdamOptimizer : public Optimizer {
 
 // RMSProp; slots "<var>/RMSProp" (ms, ones as TF 1), "<var>/RMSProp_1" (mom, zeros),
 // and for centered "<var>/RMSProp_2"... (mg, zeros).
-class RMSPropOptimizer : public Optimizer {
+class RMSPropOptimizer : public ApplyOpOptimizer {
  public:
   explicit RMSPropOptimizer(double learning_rate, double decay = 0.9, double momentum = 0.0,
                             double epsilon = 1e-10, bool centered = false,
                             bool use_locking = false)
-      : Optimizer("RMSProp", use_locking),
+      : ApplyOpOptimizer("RMSProp", use_locking),
         lr_(learning_rate),
         decay_(decay),
         momentum_(momentum),
@@ -82,9 +101,7 @@ class RMSPropOptimizer : public Optimizer {
         centered_(centered) {}
 
  protected:
-  Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
-  Operation ApplySparse(const Scope& scope, const SparseGradient& grad,
-                        const Variable& var) override;
+  Operation Update(const Scope& scope, const ApplyGradient& grad, const Variable& var) override;
 
  private:
   double lr_, decay_, momentum_, epsilon_;
@@ -93,18 +110,16 @@ class RMSPropOptimizer : public Optimizer {
 
 // accum += grad^2; var -= lr * grad / sqrt(accum). Slot "<var>/Adagrad", filled with
 // initial_accumulator_value.
-class AdagradOptimizer : public Optimizer {
+class AdagradOptimizer : public ApplyOpOptimizer {
  public:
   explicit AdagradOptimizer(double learning_rate, double initial_accumulator_value = 0.1,
                             bool use_locking = false)
-      : Optimizer("Adagrad", use_locking),
+      : ApplyOpOptimizer("Adagrad", use_locking),
         lr_(learning_rate),
         initial_(initial_accumulator_value) {}
 
  protected:
-  Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
-  Operation ApplySparse(const Scope& scope, const SparseGradient& grad,
-                        const Variable& var) override;
+  Operation Update(const Scope& scope, const ApplyGradient& grad, const Variable& var) override;
 
  private:
   double lr_, initial_;
@@ -114,16 +129,17 @@ class AdagradOptimizer : public Optimizer {
 // eps) / sqrt(accum + eps) grad; accum_update = rho accum_update + (1 - rho) update^2;
 // var -= lr * update. Slots "<var>/Adadelta" (accum) and "<var>/Adadelta_1"
 // (accum_update), zeros. TF 1's defaults.
-class AdadeltaOptimizer : public Optimizer {
+class AdadeltaOptimizer : public ApplyOpOptimizer {
  public:
   explicit AdadeltaOptimizer(double learning_rate = 0.001, double rho = 0.95,
                              double epsilon = 1e-8, bool use_locking = false)
-      : Optimizer("Adadelta", use_locking), lr_(learning_rate), rho_(rho), epsilon_(epsilon) {}
+      : ApplyOpOptimizer("Adadelta", use_locking),
+        lr_(learning_rate),
+        rho_(rho),
+        epsilon_(epsilon) {}
 
  protected:
-  Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
-  Operation ApplySparse(const Scope& scope, const SparseGradient& grad,
-                        const Variable& var) override;
+  Operation Update(const Scope& scope, const ApplyGradient& grad, const Variable& var) override;
 
  private:
   double lr_, rho_, epsilon_;
@@ -141,15 +157,15 @@ struct FtrlOptions {
   bool use_locking = false;
 };
 
-class FtrlOptimizer : public Optimizer {
+class FtrlOptimizer : public ApplyOpOptimizer {
  public:
   explicit FtrlOptimizer(double learning_rate, const FtrlOptions& options = {})
-      : Optimizer("Ftrl", options.use_locking), lr_(learning_rate), options_(options) {}
+      : ApplyOpOptimizer("Ftrl", options.use_locking),
+        lr_(learning_rate),
+        options_(options) {}
 
  protected:
-  Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
-  Operation ApplySparse(const Scope& scope, const SparseGradient& grad,
-                        const Variable& var) override;
+  Operation Update(const Scope& scope, const ApplyGradient& grad, const Variable& var) override;
 
  private:
   double lr_;
