@@ -44,9 +44,21 @@ absl::StatusOr<Operation> GradArray(const Scope& s, const Operation& op, const O
   return AddOp(s, "TensorArrayGradV3", {In(op, 0), flow}, {{"source", StringAttr(source)}});
 }
 
-DataType AttrType(const Operation& op, const char* name) {
-  const AttrValue* value = op.node->attr(name);
-  return value == nullptr ? DT_INVALID : value->type();
+// For an op that wrote the forward array (its output 0 is the flow after the write): the
+// gradient array, made only after the write ran (TF's write_barrier on the incoming flow
+// gradient), and the value `read_op` reads back from it with `inputs` between its handle
+// and flow. `*flow` gets the barrier's flow, the gradient of the op's flow input.
+absl::StatusOr<Output> ReadBackAfterWrite(const Scope& s, const Operation& op,
+                                          const Output& flow_grad, const char* read_op,
+                                          const std::vector<Output>& inputs, Output* flow) {
+  *flow = Identity(s.WithControlDependencies(Operation(Out(op, 0).node)), flow_grad);
+  DFLOW_ASSIGN_OR_RETURN(Operation g, GradArray(s, op, *flow));
+  std::vector<OpArg> args = {g.output(0)};
+  args.insert(args.end(), inputs.begin(), inputs.end());
+  args.push_back(g.output(1));
+  const AttrValue* dtype = op.node->attr("T");  // absent: DT_INVALID, refused by AddOp
+  return AddOp(s, read_op, args, {{"dtype", TypeAttr(dtype ? dtype->type() : DT_INVALID)}})
+      .output(0);
 }
 
 // ReadV3(handle, index, flow) -> value: the gradient is written at `index`.
@@ -61,11 +73,9 @@ absl::Status ReadGrad(const Scope& s, const Operation& op, const Grads& dy, Grad
 // WriteV3(handle, index, value, flow) -> flow: the value's gradient is read at `index`,
 // after the writes later in the forward pass (the incoming flow gradient).
 absl::Status WriteGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
-  Output flow = Identity(s.WithControlDependencies(Operation(Out(op, 0).node)), dy[0]);
-  DFLOW_ASSIGN_OR_RETURN(Operation g, GradArray(s, op, flow));
-  Output value = AddOp(s, "TensorArrayReadV3", {g.output(0), In(op, 1), g.output(1)},
-                       {{"dtype", TypeAttr(AttrType(op, "T"))}})
-                     .output(0);
+  Output flow;
+  DFLOW_ASSIGN_OR_RETURN(Output value, ReadBackAfterWrite(s, op, dy[0], "TensorArrayReadV3",
+                                                          {In(op, 1)}, &flow));
   *dx = {Output(), Output(), value, flow};
   return absl::OkStatus();
 }
@@ -81,11 +91,9 @@ absl::Status GatherGrad(const Scope& s, const Operation& op, const Grads& dy, Gr
 
 // ScatterV3(handle, indices, value, flow) -> flow: gathered back.
 absl::Status ScatterGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
-  Output flow = Identity(s.WithControlDependencies(Operation(Out(op, 0).node)), dy[0]);
-  DFLOW_ASSIGN_OR_RETURN(Operation g, GradArray(s, op, flow));
-  Output value = AddOp(s, "TensorArrayGatherV3", {g.output(0), In(op, 1), g.output(1)},
-                       {{"dtype", TypeAttr(AttrType(op, "T"))}})
-                     .output(0);
+  Output flow;
+  DFLOW_ASSIGN_OR_RETURN(Output value, ReadBackAfterWrite(s, op, dy[0], "TensorArrayGatherV3",
+                                                          {In(op, 1)}, &flow));
   *dx = {Output(), Output(), value, flow};
   return absl::OkStatus();
 }
@@ -101,11 +109,9 @@ absl::Status ConcatGrad(const Scope& s, const Operation& op, const Grads& dy, Gr
 
 // SplitV3(handle, value, lengths, flow) -> flow: concatenated back.
 absl::Status SplitGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
-  Output flow = Identity(s.WithControlDependencies(Operation(Out(op, 0).node)), dy[0]);
-  DFLOW_ASSIGN_OR_RETURN(Operation g, GradArray(s, op, flow));
-  Output value = AddOp(s, "TensorArrayConcatV3", {g.output(0), g.output(1)},
-                       {{"dtype", TypeAttr(AttrType(op, "T"))}})
-                     .output(0);
+  Output flow;
+  DFLOW_ASSIGN_OR_RETURN(Output value,
+                         ReadBackAfterWrite(s, op, dy[0], "TensorArrayConcatV3", {}, &flow));
   *dx = {Output(), value, Output(), flow};
   return absl::OkStatus();
 }
