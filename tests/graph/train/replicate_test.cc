@@ -2,6 +2,7 @@
 // gradients are averaged, and the graphs it refuses.
 #include "graph/train/replicate.h"
 
+#include <functional>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -163,9 +164,12 @@ TEST_CASE("State written from one tower's tensors outside an update is refused")
                           "'scatter' (ResourceScatterAdd) writes state from 'ids'"));
 }
 
-TEST_CASE("State written from one tower's tensors through nodes outside R is refused too") {
-  // The scatter reads a scaled copy of the rows: the Mul is outside R (no update needs
-  // it), but its data is tower 0's.
+// A table read by ResourceGather at fed "ids", loss = sum(rows^2), a dense update of the
+// table that moves nothing, and `slot_update` writing a second variable "slot" from the
+// rows outside any update op; "train" runs both.
+GraphDef TableAndSlot(const std::function<Operation(const Scope&, const Output& ids,
+                                                    const Output& rows, const Variable& slot)>&
+                          slot_update) {
   Scope root = Scope::NewRootScope();
   Variable table = Variable::Create(root.WithOpName("table"), {{1.0f, 2.0f}, {3.0f, 4.0f}});
   Variable slot = Variable::Create(root.WithOpName("slot"), {{0.0f, 0.0f}, {0.0f, 0.0f}});
@@ -173,15 +177,25 @@ TEST_CASE("State written from one tower's tensors through nodes outside R is ref
   Output rows = AddOp(root.WithOpName("rows"), "ResourceGather", {table.handle(), ids},
                       {{"dtype", TypeAttr(DT_FLOAT)}}).output(0);
   Output loss = Sum(root.WithOpName("loss"), Square(root, rows), {0, 1});
-  Output scaled = Mul(root.WithOpName("scaled"), rows, 0.5f);
-  Operation scatter = AddOp(root.WithOpName("scatter"), "ResourceScatterAdd",
-                            {slot.handle(), Placeholder(root, DT_INT32), scaled});
+  Operation scatter = slot_update(root, ids, rows, slot);
   Output no_step = Mul(root, loss, Const(root, {{0.f, 0.f}, {0.f, 0.f}}));
   Operation dense = AddOp(root.WithOpName("dense"), "ResourceApplyGradientDescent",
                           {table.handle(), Input(0.1f), no_step});
   NoOp(root.WithOpName("train").WithControlDependencies({scatter, dense}));
   GraphDef g;
   REQUIRE(root.ToGraphDef(&g).ok());
+  return g;
+}
+
+TEST_CASE("State written from one tower's tensors through nodes outside R is refused too") {
+  // The scatter reads a scaled copy of the rows: the Mul is outside R (no update needs
+  // it), but its data is tower 0's.
+  GraphDef g = TableAndSlot([](const Scope& root, const Output&, const Output& rows,
+                               const Variable& slot) {
+    Output scaled = Mul(root.WithOpName("scaled"), rows, 0.5f);
+    return AddOp(root.WithOpName("scatter"), "ResourceScatterAdd",
+                 {slot.handle(), Placeholder(root, DT_INT32), scaled});
+  });
   absl::StatusOr<ReplicatedGraph> r =
       ReplicateForTowers(g, {"ids:0"}, "loss:0", "train", {"/cpu:0", "/cpu:1"});
   REQUIRE(!r.ok());
@@ -218,28 +232,18 @@ TEST_CASE("A variable assign outside R, grouped by the train op, keeps tower 0's
 TEST_CASE("An optimizer's own merge of a sparse gradient takes every tower's rows") {
   // Adam's sparse path: Unique(ids), UnsortedSegmentSum(grad, unique:1), scattered into a
   // slot outside any update op.
-  Scope root = Scope::NewRootScope();
-  Variable table = Variable::Create(root.WithOpName("table"), {{1.0f, 2.0f}, {3.0f, 4.0f}});
-  Variable slot = Variable::Create(root.WithOpName("slot"), {{0.0f, 0.0f}, {0.0f, 0.0f}});
-  Output ids = Placeholder(root.WithOpName("ids"), DT_INT32, PartialShape({-1}));
-  Output rows = AddOp(root.WithOpName("rows"), "ResourceGather", {table.handle(), ids},
-                      {{"dtype", TypeAttr(DT_FLOAT)}}).output(0);
-  Output loss = Sum(root.WithOpName("loss"), Square(root, rows), {0, 1});
-  Output grad = Mul(root.WithOpName("grad"), rows, 2.0f);
-  Operation unique = AddOp(root.WithOpName("unique"), "Unique", {ids},
-                           {{"out_idx", TypeAttr(DT_INT32)}});
-  Output count = AddOp(root.WithOpName("count"), "Size", {unique.output(0)},
-                       {{"out_type", TypeAttr(DT_INT32)}}).output(0);
-  Output summed = AddOp(root.WithOpName("summed"), "UnsortedSegmentSum",
-                        {grad, unique.output(1), count}).output(0);
-  Operation scatter = AddOp(root.WithOpName("scatter"), "ResourceScatterAdd",
-                            {slot.handle(), unique.output(0), summed});
-  Output no_step = Mul(root, loss, Const(root, {{0.f, 0.f}, {0.f, 0.f}}));
-  Operation dense = AddOp(root.WithOpName("dense"), "ResourceApplyGradientDescent",
-                          {table.handle(), Input(0.1f), no_step});
-  NoOp(root.WithOpName("train").WithControlDependencies({scatter, dense}));
-  GraphDef g;
-  REQUIRE(root.ToGraphDef(&g).ok());
+  GraphDef g = TableAndSlot([](const Scope& root, const Output& ids, const Output& rows,
+                               const Variable& slot) {
+    Output grad = Mul(root.WithOpName("grad"), rows, 2.0f);
+    Operation unique = AddOp(root.WithOpName("unique"), "Unique", {ids},
+                             {{"out_idx", TypeAttr(DT_INT32)}});
+    Output count = AddOp(root.WithOpName("count"), "Size", {unique.output(0)},
+                         {{"out_type", TypeAttr(DT_INT32)}}).output(0);
+    Output summed = AddOp(root.WithOpName("summed"), "UnsortedSegmentSum",
+                          {grad, unique.output(1), count}).output(0);
+    return AddOp(root.WithOpName("scatter"), "ResourceScatterAdd",
+                 {slot.handle(), unique.output(0), summed});
+  });
   absl::StatusOr<ReplicatedGraph> r =
       ReplicateForTowers(g, {"ids:0"}, "loss:0", "train", {"/cpu:0", "/cpu:1"});
   INFO(r.status().ToString());
