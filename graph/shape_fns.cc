@@ -14,6 +14,7 @@ void RegisterStandardShapeFns(ShapeRegistry& registry) {
   shape_fn_util::RegisterArrayShapeFns(registry);
   shape_fn_util::RegisterStateShapeFns(registry);
   shape_fn_util::RegisterControlFlowShapeFns(registry);
+  shape_fn_util::RegisterLinalgShapeFns(registry);
 }
 
 }  // namespace dflow

@@ -1,10 +1,16 @@
-// The gradient of Einsum with one or two operands, as TF's _EinsumGrad for equations
-// without ellipses: each operand's gradient is another Einsum of the output gradient
-// (and the other operand) back to the operand's labels. Labels only that operand has
-// (summed out of it alone) are left out of that Einsum and broadcast back.
-//
-// UNIMPLEMENTED naming the node: ellipses ("...") and a label repeated within one operand
-// (a diagonal), whose gradients TF builds with extra reshapes not written here.
+// The gradient of Einsum with one or two operands, as TF 2.21's _EinsumGrad
+// (python/ops/linalg_grad.py), ellipses and repeated labels included:
+//  - each operand's gradient is another Einsum of the output gradient (and the other
+//    operand) back to the operand's labels, "...", repeated labels and all: the kernel
+//    inflates a label repeated in its output ("i->ii" puts zeros off the diagonal);
+//  - labels only that operand has (summed out of it alone) are left out of that Einsum
+//    and broadcast back: a Reshape and BroadcastTo when the remaining labels keep their
+//    order and none repeats, else a broadcast of the gradient over the summed labels
+//    and one more Einsum to the operand's labels;
+//  - with "..." in the output, each operand's gradient is summed over the batch
+//    dimensions the other operand broadcast it to (BroadcastGradientArgs of the two
+//    operands' "..." parts), as for BatchMatMulV2.
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,39 +28,132 @@ namespace {
 using grad::In;
 using Grads = std::vector<Output>;
 
-bool HasRepeatedLabel(const std::string& labels) {
+constexpr char kEllipsis[] = "...";
+
+bool Has(const std::string& subscripts, char label) {
+  return subscripts.find(label) != std::string::npos;
+}
+bool HasEllipsis(const std::string& subscripts) {
+  return subscripts.find(kEllipsis) != std::string::npos;
+}
+std::string WithoutEllipsis(std::string subscripts) {
+  const size_t at = subscripts.find(kEllipsis);
+  if (at != std::string::npos) subscripts.erase(at, 3);
+  return subscripts;
+}
+
+Output Einsum(const Scope& s, const std::string& equation, const std::vector<Input>& args) {
+  return AddOp(s, "Einsum", {InputList(args)}, {{"equation", StringAttr(equation)}})
+      .output(0);
+}
+
+// The axis of `label` in an operand with these subscripts: from the front before the
+// ellipsis, from the back (negative) after it.
+int AxisOfLabel(const std::string& subscripts, char label) {
+  const size_t at = subscripts.find(kEllipsis);
+  const std::string before = subscripts.substr(0, at);
+  if (Has(before, label)) return static_cast<int>(before.find(label));
+  const std::string after = subscripts.substr(at + 3);
+  return static_cast<int>(after.find(label)) - static_cast<int>(after.size());
+}
+
+// Labels of `subscripts` outside `keep` (and not '.'), each once, in a fixed order.
+std::string LabelsMissingFrom(const std::string& subscripts, const std::string& keep) {
+  std::set<char> missing;
+  for (char label : subscripts) {
+    if (label != '.' && !Has(keep, label)) missing.insert(label);
+  }
+  return std::string(missing.begin(), missing.end());
+}
+
+bool RepeatsALabel(const std::string& subscripts) {
+  const std::string labels = WithoutEllipsis(subscripts);
   for (size_t i = 0; i < labels.size(); ++i) {
     if (labels.find(labels[i], i + 1) != std::string::npos) return true;
   }
   return false;
 }
 
-// Operand `k`'s gradient: Einsum(dy[, other]) to the labels of operand k that the output
-// or the other operand has, then broadcast over the ones summed out of operand k alone.
-Output OperandGrad(const Scope& s, const Operation& op, const Output& dy,
-                   const std::vector<std::string>& operands, const std::string& out, int k) {
-  const std::string& labels = operands[k];
-  const bool two = operands.size() == 2;
-  const std::string other = two ? operands[1 - k] : "";
-  std::string kept;
-  std::vector<int32_t> mask;  // per label of operand k: 1 kept, 0 summed out alone
-  for (char label : labels) {
-    const bool keep = out.find(label) != std::string::npos ||
-                      other.find(label) != std::string::npos;
-    if (keep) kept += label;
-    mask.push_back(keep ? 1 : 0);
+// `grad`, the gradient for `grad_subs` (an operand's subscripts less its labels in
+// `reduced`), broadcast back over the `reduced` labels to the operand's `input_subs`.
+Output BroadcastOverReduced(const Scope& s, const Output& grad, const std::string& grad_subs,
+                            const std::string& input_subs, const Output& input_shape,
+                            const std::string& reduced) {
+  std::vector<int32_t> axes;
+  for (char label : reduced) axes.push_back(AxisOfLabel(input_subs, label));
+  const Input::Initializer axes_init(axes, {static_cast<int64_t>(axes.size())});
+  Output axes_out = Const(s, axes_init);
+  std::string unreduced;
+  for (char label : input_subs) {
+    if (!Has(reduced, label)) unreduced += label;
   }
-  const std::string equation = absl::StrCat(out, two ? "," + other : "", "->", kept);
-  std::vector<Input> args = {dy};
-  if (two) args.push_back(In(op, 1 - k));
-  Output g = AddOp(s, "Einsum", {InputList(args)}, {{"equation", StringAttr(equation)}})
-                 .output(0);
-  if (kept.size() == labels.size()) return g;
-  Output shape = Shape(s, In(op, k));
-  const Input::Initializer kept_mask(mask, {static_cast<int64_t>(mask.size())});
-  Output keep = Const(s, kept_mask);
-  Output with_ones = Add(s, Mul(s, shape, keep), Sub(s, 1, keep));
-  return BroadcastTo(s, Reshape(s, g, with_ones), shape);
+  if (!RepeatsALabel(input_subs) && !RepeatsALabel(grad_subs) && unreduced == grad_subs) {
+    Output kept_dims = grad::KeptDimsShape(s, input_shape, axes_out);
+    return BroadcastTo(s, Reshape(s, grad, kept_dims), input_shape);
+  }
+  Output rank = Size(s, input_shape);
+  Output positive = AddOp(s, "FloorMod", {Add(s, axes_out, rank), rank}).output(0);
+  Output reduced_dims = GatherV2(s, input_shape, positive, 0);
+  Output grad_shape = Shape(s, grad);
+  Output ones = Fill(s, Const(s, {static_cast<int32_t>(reduced.size())}), 1);
+  Output widened = BroadcastTo(s, Reshape(s, grad, ConcatV2(s, {ones, grad_shape}, 0)),
+                               ConcatV2(s, {reduced_dims, grad_shape}, 0));
+  return Einsum(s, absl::StrCat(reduced, grad_subs, "->", input_subs), {widened});
+}
+
+// The gradient of one of two operands (`input_subs`, shape `input_shape`; the other is
+// `other`) before unbroadcasting.
+Output OperandGrad(const Scope& s, const Output& dy, const std::string& output_subs,
+                   const Output& other, const std::string& other_subs,
+                   const std::string& input_subs, const Output& input_shape) {
+  const std::string reduced = LabelsMissingFrom(input_subs, output_subs + other_subs);
+  std::string left;
+  for (char label : input_subs) {
+    if (!Has(reduced, label)) left += label;
+  }
+  Output g = Einsum(s, absl::StrCat(output_subs, ",", other_subs, "->", left), {dy, other});
+  if (reduced.empty()) return g;
+  return BroadcastOverReduced(s, g, left, input_subs, input_shape, reduced);
+}
+
+// The dims of `shape` an operand's "..." covers.
+Output EllipsisDims(const Scope& s, const Output& shape, const std::string& subscripts) {
+  const size_t at = subscripts.find(kEllipsis);
+  const int start = static_cast<int>(at);
+  const int after = static_cast<int>(subscripts.size() - at - 3);
+  StridedSliceAttrs attrs;
+  if (after == 0) attrs.end_mask = 1;
+  return StridedSlice(s, shape, Const(s, {start}), Const(s, {-after}), Const(s, {1}), attrs);
+}
+
+// Sums `grad` over the batch dims at `start` that broadcasting added to its operand.
+Output Unbroadcast(const Scope& s, const Output& grad, const Output& axes_in_batch,
+                   const std::string& subscripts, const Output& shape) {
+  const int start = static_cast<int>(subscripts.find(kEllipsis));
+  Output axes = Add(s, axes_in_batch, start);
+  return Reshape(s, Sum(s, grad, axes), shape);
+}
+
+absl::Status TwoOperandGrads(const Scope& s, const Operation& op, const Output& dy,
+                             std::string x_subs, std::string y_subs,
+                             const std::string& out_subs, Grads* dx) {
+  if (HasEllipsis(out_subs)) {
+    // "...ij,jk->ik" is valid with no batch dims on x, but not "jk,ik->...ij" backwards.
+    if (!HasEllipsis(x_subs)) x_subs += kEllipsis;
+    if (!HasEllipsis(y_subs)) y_subs += kEllipsis;
+  }
+  Output x = In(op, 0), y = In(op, 1);
+  Output x_shape = Shape(s, In(op, 0)), y_shape = Shape(s, In(op, 1));
+  Output gx = OperandGrad(s, dy, out_subs, y, y_subs, x_subs, x_shape);
+  Output gy = OperandGrad(s, dy, out_subs, x, x_subs, y_subs, y_shape);
+  if (HasEllipsis(out_subs)) {
+    Operation args = AddOp(s, "BroadcastGradientArgs",
+                           {EllipsisDims(s, x_shape, x_subs), EllipsisDims(s, y_shape, y_subs)});
+    gx = Unbroadcast(s, gx, args.output(0), x_subs, x_shape);
+    gy = Unbroadcast(s, gy, args.output(1), y_subs, y_shape);
+  }
+  *dx = {gx, gy};
+  return absl::OkStatus();
 }
 
 absl::Status EinsumGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
@@ -62,19 +161,23 @@ absl::Status EinsumGrad(const Scope& s, const Operation& op, const Grads& dy, Gr
   std::vector<std::string> sides = absl::StrSplit(equation, "->");
   std::vector<std::string> operands =
       sides.size() == 2 ? absl::StrSplit(sides[0], ',') : std::vector<std::string>();
-  bool supported = sides.size() == 2 && equation.find('.') == std::string::npos &&
-                   static_cast<int>(operands.size()) == op.node->num_inputs() &&
-                   (operands.size() == 1 || operands.size() == 2);
-  for (const std::string& labels : operands) supported &= !HasRepeatedLabel(labels);
-  if (!supported) {
-    return absl::UnimplementedError(absl::StrCat(
+  if (sides.size() != 2 || static_cast<int>(operands.size()) != op.node->num_inputs() ||
+      operands.empty() || operands.size() > 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
         "the gradient of Einsum '", equation, "' (node '", op.name(),
-        "') is supported for one or two operands without ellipses or a label repeated "
-        "within an operand"));
+        "') needs one or two input subscripts matching the node's inputs, and one '->'"));
   }
-  dx->clear();
-  for (int k = 0; k < static_cast<int>(operands.size()); ++k) {
-    dx->push_back(OperandGrad(s, op, dy[0], operands, sides[1], k));
+  const std::string& out_subs = sides[1];
+  if (operands.size() == 2) {
+    return TwoOperandGrads(s, op, dy[0], operands[0], operands[1], out_subs, dx);
+  }
+  // One operand: dy broadcast straight back over the labels summed out of it.
+  const std::string& in_subs = operands[0];
+  const std::string reduced = LabelsMissingFrom(in_subs, out_subs);
+  if (reduced.empty()) {
+    *dx = {Einsum(s, absl::StrCat(out_subs, "->", in_subs), {dy[0]})};
+  } else {
+    *dx = {BroadcastOverReduced(s, dy[0], out_subs, in_subs, Shape(s, In(op, 0)), reduced)};
   }
   return absl::OkStatus();
 }

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "graph/array_ops.h"
+#include "graph/shape_inference.h"
 #include "graph/tensor_proto_util.h"
 
 namespace dflow::grad {
@@ -93,6 +94,16 @@ Output KeptDimsShape(const Scope& scope, const Output& input_shape, const Output
   Output flat = Reshape(scope, positive, {-1});
   Output hits = Sum(scope, OneHot(scope, flat, rank, 1, 0), 0);
   return SelectV2(scope, Greater(scope, hits, 0), 1, input_shape);
+}
+
+PartialShape StaticShape(const Scope& scope, const Output& out) {
+  const std::vector<PartialShape>& shapes = out.node->output_shapes();
+  if (!shapes[out.index].rank_known()) {
+    // Problems elsewhere in the graph leave those shapes unknown; `out`'s may still be
+    // known, and an unknown one is the caller's to report.
+    (void)InferShapes(*scope.graph());
+  }
+  return out.node->output_shapes()[out.index];
 }
 
 Output Range(const Scope& scope, Input start, Input limit, Input delta) {

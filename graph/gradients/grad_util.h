@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "graph/ops.h"
+#include "graph/partial_shape.h"
 #include "graph/scope.h"
 
 namespace dflow::grad {
@@ -38,6 +39,11 @@ Output SumToShapeOf(const Scope& scope, const Output& grad, const Output& x);
 // The shape of `input` after reducing over `axes` with keep_dims (1 at each reduced
 // dimension), as int32: what a reduction's gradient reshapes dy to before broadcasting.
 Output KeptDimsShape(const Scope& scope, const Output& input_shape, const Output& axes);
+
+// What shape inference knows of `out`'s shape, running it over the scope's graph when
+// the node has not been through it yet (gradients whose formulas differ by shape, as
+// Qr's and Svd's in TF, need static matrix dims).
+PartialShape StaticShape(const Scope& scope, const Output& out);
 
 // Range(start, limit, delta) of int32.
 Output Range(const Scope& scope, Input start, Input limit, Input delta);

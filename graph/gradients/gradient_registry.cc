@@ -70,6 +70,7 @@ absl::Status RegisterStandardGradients(GradientRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterEinsumGradient(registry));
   DFLOW_RETURN_IF_ERROR(RegisterVolumeGradients(registry));
   DFLOW_RETURN_IF_ERROR(RegisterLinalgGradients(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterDecompositionGradients(registry));
   return RegisterResourceGradients(registry);
 }
 

@@ -68,6 +68,7 @@ absl::Status RegisterTensorArrayGradients(GradientRegistry* registry);
 absl::Status RegisterEinsumGradient(GradientRegistry* registry);  // einsum_grad.cc
 absl::Status RegisterVolumeGradients(GradientRegistry* registry);  // volume_grads.cc
 absl::Status RegisterLinalgGradients(GradientRegistry* registry);  // linalg_grads.cc
+absl::Status RegisterDecompositionGradients(GradientRegistry* registry);  // decomposition_grads.cc
 
 }  // namespace dflow
 

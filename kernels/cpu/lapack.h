@@ -7,6 +7,10 @@
 #ifndef DFLOW_KERNELS_CPU_LAPACK_H_
 #define DFLOW_KERNELS_CPU_LAPACK_H_
 
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
 extern "C" {
 void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
 void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
@@ -16,6 +20,26 @@ void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a,
              const int* lda, const int* ipiv, double* b, const int* ldb, int* info);
 void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
+void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work,
+             const int* lwork, int* info);
+void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work,
+             const int* lwork, int* info);
+void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda,
+             const float* tau, float* work, const int* lwork, int* info);
+void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda,
+             const double* tau, double* work, const int* lwork, int* info);
+void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* lda, float* s,
+             float* u, const int* ldu, float* vt, const int* ldvt, float* work,
+             const int* lwork, int* iwork, int* info);
+void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda,
+             double* s, double* u, const int* ldu, double* vt, const int* ldvt, double* work,
+             const int* lwork, int* iwork, int* info);
+void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda,
+             float* w, float* work, const int* lwork, int* iwork, const int* liwork,
+             int* info);
+void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda,
+             double* w, double* work, const int* lwork, int* iwork, const int* liwork,
+             int* info);
 }
 
 namespace dflow::lapack {
@@ -59,6 +83,94 @@ inline int PotrfUpper(int n, double* a) {
   const char uplo = 'U';
   int info = 0;
   dpotrf_(&uplo, &n, a, &n, &info);
+  return info;
+}
+
+// The routines below take LAPACK's workspace query (lwork = -1) first, then run with the
+// size it asks for. Their matrices are column-major; info > 0: no convergence.
+
+// Householder QR of the m x n `a` (leading dimension m) in place: R in the upper triangle,
+// the reflectors below it and in `tau` (min(m, n) values).
+template <typename T>
+int Geqrf(int m, int n, T* a, T* tau) {
+  int info = 0, query = -1, lwork = 0;
+  T size = 0;
+  auto call = [&](T* work, const int* lw) {
+    if constexpr (std::is_same_v<T, float>) {
+      sgeqrf_(&m, &n, a, &m, tau, work, lw, &info);
+    } else {
+      dgeqrf_(&m, &n, a, &m, tau, work, lw, &info);
+    }
+  };
+  call(&size, &query);
+  lwork = std::max(1, static_cast<int>(size));
+  std::vector<T> work(lwork);
+  call(work.data(), &lwork);
+  return info;
+}
+
+// The first `cols` columns of Q from Geqrf's `k` reflectors, over them in `a`.
+template <typename T>
+int Orgqr(int m, int cols, int k, T* a, const T* tau) {
+  int info = 0, query = -1, lwork = 0;
+  T size = 0;
+  auto call = [&](T* work, const int* lw) {
+    if constexpr (std::is_same_v<T, float>) {
+      sorgqr_(&m, &cols, &k, a, &m, tau, work, lw, &info);
+    } else {
+      dorgqr_(&m, &cols, &k, a, &m, tau, work, lw, &info);
+    }
+  };
+  call(&size, &query);
+  lwork = std::max(1, static_cast<int>(size));
+  std::vector<T> work(lwork);
+  call(work.data(), &lwork);
+  return info;
+}
+
+// SVD of the m x n `a` (destroyed) by divide and conquer: `job` 'N' (values only), 'S'
+// (the first min(m, n) singular vectors), 'A' (all); u is m x ucols (ld m), vt is
+// vtrows x n (ld vtrows).
+template <typename T>
+int Gesdd(char job, int m, int n, T* a, T* s, T* u, T* vt, int vtrows) {
+  int info = 0, query = -1, lwork = 0;
+  int ldu = std::max(1, m), ldvt = std::max(1, vtrows);
+  std::vector<int> iwork(8 * static_cast<size_t>(std::max(1, std::min(m, n))));
+  T size = 0;
+  auto call = [&](T* work, const int* lw) {
+    if constexpr (std::is_same_v<T, float>) {
+      sgesdd_(&job, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, lw, iwork.data(), &info);
+    } else {
+      dgesdd_(&job, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, lw, iwork.data(), &info);
+    }
+  };
+  call(&size, &query);
+  lwork = std::max(1, static_cast<int>(size));
+  std::vector<T> work(lwork);
+  call(work.data(), &lwork);
+  return info;
+}
+
+// Eigenvalues (ascending, into w) and, with `vectors`, eigenvectors (the columns of `a`)
+// of the symmetric n x n `a`, read from its `uplo` ('U' or 'L') triangle.
+template <typename T>
+int Syevd(bool vectors, char uplo, int n, T* a, T* w) {
+  const char job = vectors ? 'V' : 'N';
+  int info = 0, query = -1, lwork = 0, liwork = 0, isize = 0;
+  T size = 0;
+  auto call = [&](T* work, const int* lw, int* iwork, const int* liw) {
+    if constexpr (std::is_same_v<T, float>) {
+      ssyevd_(&job, &uplo, &n, a, &n, w, work, lw, iwork, liw, &info);
+    } else {
+      dsyevd_(&job, &uplo, &n, a, &n, w, work, lw, iwork, liw, &info);
+    }
+  };
+  call(&size, &query, &isize, &query);
+  lwork = std::max(1, static_cast<int>(size));
+  liwork = std::max(1, isize);
+  std::vector<T> work(lwork);
+  std::vector<int> iwork(liwork);
+  call(work.data(), &lwork, iwork.data(), &liwork);
   return info;
 }
 

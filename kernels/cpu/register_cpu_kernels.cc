@@ -50,6 +50,7 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterListDiffKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterMatrixBandPartKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterLinalgKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterDecompositionKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterMatrixDiagKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterResizeGradKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterLrnKernels(registry));

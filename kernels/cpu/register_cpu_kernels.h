@@ -61,6 +61,7 @@ absl::Status RegisterUniqueKernels(KernelRegistry* registry);  // unique_op.cc
 absl::Status RegisterListDiffKernels(KernelRegistry* registry);  // list_diff_op.cc
 absl::Status RegisterMatrixBandPartKernels(KernelRegistry* registry);  // matrix_band_part_op.cc
 absl::Status RegisterLinalgKernels(KernelRegistry* registry);  // linalg_ops.cc
+absl::Status RegisterDecompositionKernels(KernelRegistry* registry);  // decomposition_ops.cc
 absl::Status RegisterMatrixDiagKernels(KernelRegistry* registry);  // matrix_diag_ops.cc
 absl::Status RegisterResizeGradKernels(KernelRegistry* registry);  // resize_grad_ops.cc
 absl::Status RegisterLrnKernels(KernelRegistry* registry);  // lrn_ops.cc

@@ -118,6 +118,12 @@ def feeds_for(name):
   if name in ("linalg_ctc", "cholesky"):
     return {"x:0": np.sin(np.arange(18) * 0.83).reshape(2, 3, 3),
             "w:0": np.array([1.1, -0.7, 0.9])}
+  if name == "einsum_forms":
+    return {"x:0": np.sin(np.arange(24) * 0.61).reshape(2, 3, 4),
+            "w:0": np.cos(np.arange(16) * 1.3).reshape(4, 4)}
+  if name == "decompositions":
+    return {"x:0": np.sin(np.arange(24) * 0.83 + 0.2).reshape(2, 4, 3) + np.arange(24).reshape(
+        2, 4, 3) * 0.05, "w:0": np.array([1.1, -0.7, 0.9])}
   if name == "losses_mix":
     return {"x:0": np.sin(np.arange(12) * 1.7).reshape(4, 3),
             "w:0": np.array([1.3, -0.8, 0.6])}
@@ -348,6 +354,54 @@ def cholesky():
   return [x, w], tf.reduce_sum(tf.linalg.cholesky(a) * weights, name="loss"), None
 
 
+def wsum(t, lo=0.5, hi=1.5):
+  """sum(t * a fixed ramp in t's static shape)."""
+  shape = t.shape.as_list()
+  return tf.reduce_sum(t * np.linspace(lo, hi, int(np.prod(shape))).reshape(shape))
+
+
+def einsum_forms():
+  """tf.einsum with ellipses (Keras' EinsumDense form, and batch dims broadcast),
+  repeated labels (a trace, a diagonal, one inside a contraction) and a label summed out
+  of one operand alone."""
+  x = v1.placeholder(tf.float64, [2, 3, 4], name="x")
+  w = v1.placeholder(tf.float64, [4, 4], name="w")
+  dense = tf.einsum("...d,de->...e", x, w)
+  broadcast = tf.einsum("...ij,...jk->...ik", x, tf.reshape(w, [1, 4, 4]))
+  trace = tf.einsum("ii->", w)
+  diagonal = tf.einsum("ii->i", w * w)
+  summed_alone = tf.einsum("bij,jk->bk", x, w)
+  repeated = tf.einsum("bii,bi->b", x[:, :, :3], tf.reduce_sum(x, -1))
+  loss = tf.add_n([wsum(dense), wsum(broadcast, -1.0, 1.0), trace * 0.7, wsum(diagonal),
+                   wsum(summed_alone, 1.0, 2.0), wsum(repeated)], name="loss")
+  return [x, w], loss, None
+
+
+def decompositions():
+  """tf.linalg.qr (tall, wide, and full on square matrices), tf.linalg.svd (tall, wide,
+  values only) and tf.linalg.eigh / eigvalsh of matrices built from x and w. The losses
+  read singular vectors and eigenvectors squared: their signs are not unique, and
+  LAPACK's may differ from TF's Eigen's."""
+  x = v1.placeholder(tf.float64, [2, 4, 3], name="x")
+  w = v1.placeholder(tf.float64, [3], name="w")
+  a = x * w
+  wide = tf.linalg.matrix_transpose(a)
+  q, r = tf.linalg.qr(a)
+  q_wide, r_wide = tf.linalg.qr(wide)
+  q_full, r_full = tf.linalg.qr(a[:, :3, :], full_matrices=True)
+  s, u, v = tf.linalg.svd(a)
+  s_wide, u_wide, v_wide = tf.linalg.svd(wide)
+  s_only = tf.linalg.svd(a, compute_uv=False)
+  symmetric = tf.matmul(a, a, transpose_a=True) + tf.linalg.diag(np.array([[0.3, 1.7, 4.1]] * 2))
+  e, vectors = tf.linalg.eigh(symmetric)
+  e_only = tf.linalg.eigvalsh(symmetric * 0.5)
+  parts = [wsum(q), wsum(r), wsum(q_wide, -1.0, 1.0), wsum(r_wide), wsum(q_full),
+           wsum(r_full, 1.0, 2.0), wsum(s), wsum(u * u), wsum(v * v, -1.0, 0.5),
+           wsum(s_wide, 2.0, 3.0), wsum(u_wide * u_wide), wsum(v_wide * v_wide),
+           wsum(s_only), wsum(e), wsum(vectors * vectors), wsum(e_only, -1.0, 1.0)]
+  return [x, w], tf.add_n(parts, name="loss"), None
+
+
 def main():
   os.makedirs(HERE, exist_ok=True)
   for name, build in [("loop_cond", loop_cond), ("nested_loops", nested_loops),
@@ -361,7 +415,8 @@ def main():
                       ("unet_ops", unet_ops), ("array_ops_mix", array_ops_mix),
                       ("losses_mix", losses_mix),
                       ("volumes_and_dilations", volumes_and_dilations),
-                      ("linalg_ctc", linalg_ctc), ("cholesky", cholesky)]:
+                      ("linalg_ctc", linalg_ctc), ("cholesky", cholesky),
+                      ("einsum_forms", einsum_forms), ("decompositions", decompositions)]:
     feeds = feeds_for(name)
     if name in ("cond_in_rnn", "cnn_batch_norm"):
       feeds = {"x:0": feeds["x:0"]}

@@ -171,5 +171,11 @@ TEST_CASE("tf.linalg inverse, determinant, triangular solves, and the CTC loss")
 
 TEST_CASE("tf.linalg.cholesky") { CheckAgainstTf("cholesky"); }
 
+TEST_CASE("tf.einsum with ellipses, broadcast batch dims and repeated labels") {
+  CheckAgainstTf("einsum_forms");
+}
+
+TEST_CASE("tf.linalg.qr, svd, eigh and eigvalsh") { CheckAgainstTf("decompositions"); }
+
 }  // namespace
 }  // namespace dflow::testing
