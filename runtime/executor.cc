@@ -160,13 +160,15 @@ class Executor::RunState : public ExecutorStep<Executor::RunState, int> {
 Executor::~Executor() = default;
 
 absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const Graph& graph, Device* device,
-                                                           const KernelRegistry& kernels) {
+                                                           const KernelRegistry& kernels,
+                                                           StatefulKernels* shared) {
   std::unique_ptr<Executor> executor(new Executor(device));
-  DFLOW_RETURN_IF_ERROR(executor->Build(graph, kernels));
+  DFLOW_RETURN_IF_ERROR(executor->Build(graph, kernels, shared));
   return executor;
 }
 
-absl::Status Executor::Build(const Graph& graph, const KernelRegistry& kernels) {
+absl::Status Executor::Build(const Graph& graph, const KernelRegistry& kernels,
+                             StatefulKernels* shared) {
   std::vector<Node*> nodes = graph.nodes();
   std::vector<int> index(graph.num_node_ids(), -1);
   for (size_t i = 0; i < nodes.size(); ++i) index[nodes[i]->id()] = static_cast<int>(i);
@@ -177,9 +179,14 @@ absl::Status Executor::Build(const Graph& graph, const KernelRegistry& kernels) 
     NodeItem& item = nodes_[i];
     // Kernels see their inputs by name (timeline labels, error messages).
     // Attrs are read from the graph's NodeDef in place; the kernel keeps KeptDef's.
-    absl::StatusOr<std::unique_ptr<OpKernel>> kernel =
-        kernels.CreateKernel(node->def(), KeptDef(graph, *node), node->op_def(),
-                             node->input_types(), node->output_types(), device_);
+    auto make = [&]() {
+      return kernels.CreateKernel(node->def(), KeptDef(graph, *node), node->op_def(),
+                                  node->input_types(), node->output_types(), device_);
+    };
+    absl::StatusOr<std::shared_ptr<OpKernel>> kernel =
+        shared != nullptr && StatefulKernels::Shares(node->op_def())
+            ? shared->FindOrCreate(device_->name(), node->def(), make)
+            : absl::StatusOr<std::shared_ptr<OpKernel>>(make());
     if (!kernel.ok()) return AttachNodeName(kernel.status(), node->name());
     item.kernel = *std::move(kernel);
     item.is_async = item.kernel->AsAsync() != nullptr;

@@ -55,6 +55,7 @@
 #include "runtime/device.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
+#include "runtime/stateful_kernels.h"
 #include "runtime/rendezvous.h"
 #include "runtime/stream_trace.h"
 #include "runtime/thread_pool.h"
@@ -93,9 +94,11 @@ class Executor {
   using DoneCallback = std::function<void(const absl::Status&)>;
 
   // Instantiates a kernel per node of `graph` for `device`. `device` and `kernels` must
-  // outlive the executor; `graph` is only read during Create.
+  // outlive the executor; `graph` is only read during Create. With `shared`, stateful
+  // nodes' kernels come from (and go into) it, so the session's executors share them.
   static absl::StatusOr<std::unique_ptr<Executor>> Create(const Graph& graph, Device* device,
-                                                          const KernelRegistry& kernels);
+                                                          const KernelRegistry& kernels,
+                                                          StatefulKernels* shared = nullptr);
   ~Executor();
 
   // Runs one step; `done` is called exactly once, possibly before RunAsync returns.
@@ -113,7 +116,7 @@ class Executor {
     int src_output;  // output index, or -1 for a control edge
   };
   struct NodeItem {
-    std::unique_ptr<OpKernel> kernel;
+    std::shared_ptr<OpKernel> kernel;  // shared with other executors when stateful
     bool is_async = false;
     bool expensive = true;
     bool runs_when_dead = false;  // _Send/_Recv carry deadness instead of skipping
@@ -163,7 +166,8 @@ class Executor {
   struct FrameTask;
 
   explicit Executor(Device* device) : device_(device) {}
-  absl::Status Build(const Graph& graph, const KernelRegistry& kernels);
+  absl::Status Build(const Graph& graph, const KernelRegistry& kernels,
+                     StatefulKernels* shared);
   static void BuildRefInfo(const Node& node, NodeItem* item);
   absl::Status BuildFlowInfo(const Graph& graph, const std::vector<Node*>& nodes);
   int AllocateInputSlots(int node, int count);

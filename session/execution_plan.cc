@@ -120,7 +120,8 @@ absl::StatusOr<std::string> CanonicalTensorName(absl::string_view name) {
 
 absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     std::shared_ptr<const Graph> placed, const PlanSignature& signature,
-    const DeviceMgr& devices, const KernelRegistry& kernels, const ConfigProto& config) {
+    const DeviceMgr& devices, const KernelRegistry& kernels, const ConfigProto& config,
+    StatefulKernels* shared) {
   const Graph& placed_graph = *placed;
   DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, CopyPlacedGraph(placed_graph));
   RewriteSpec spec;
@@ -172,7 +173,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     DFLOW_RETURN_IF_ERROR(passes.Run(GraphPassPhase::kPartition,
                                      GraphPassContext{config, device->device_type()},
                                      partition.get()));
-    DFLOW_ASSIGN_OR_RETURN(part.executor, Executor::Create(*partition, device, kernels));
+    DFLOW_ASSIGN_OR_RETURN(part.executor, Executor::Create(*partition, device, kernels, shared));
     plan->partitions_.push_back(std::move(part));
   }
   plan->placed_graph_ = std::move(placed);

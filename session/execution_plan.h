@@ -45,11 +45,12 @@ class ExecutionPlan {
 
   // `devices` and `kernels` are only read during Build and must outlive the plan; the
   // plan keeps `placed_graph` (shared, immutable) for PartitionGraphDef. The registered
-  // graph passes (graph/graph_pass_registry.h) run with `config`.
+  // graph passes (graph/graph_pass_registry.h) run with `config`. With `shared`, the
+  // kernels of stateful nodes are the session's (runtime/stateful_kernels.h).
   static absl::StatusOr<std::unique_ptr<ExecutionPlan>> Build(
       std::shared_ptr<const Graph> placed_graph, const PlanSignature& signature,
       const DeviceMgr& devices, const KernelRegistry& kernels,
-      const ConfigProto& config = ConfigProto());
+      const ConfigProto& config = ConfigProto(), StatefulKernels* shared = nullptr);
 
   const std::vector<Partition>& partitions() const { return partitions_; }
   // Whether a step needs a rendezvous: several partitions, or one holding a same-device

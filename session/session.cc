@@ -334,7 +334,7 @@ absl::StatusOr<std::shared_ptr<const ExecutionPlan>> Session::GetPlan(
   // Compile outside the lock; if two threads race, the first inserted plan wins.
   DFLOW_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionPlan> built,
                          ExecutionPlan::Build(state->graph, signature, *devices_.devices,
-                                              kernels_, config_));
+                                              kernels_, config_, stateful_kernels_.get()));
   std::shared_ptr<const ExecutionPlan> plan = std::move(built);
   absl::MutexLock lock(&mu_);
   if (state_ != state) return plan;  // graph changed meanwhile: use once, don't cache

@@ -39,6 +39,7 @@
 #include "runtime/cancellation.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/rendezvous.h"
+#include "runtime/stateful_kernels.h"
 #include "runtime/tensor.h"
 #include "session/device_factory.h"
 #include "session/execution_plan.h"
@@ -152,6 +153,9 @@ class Session {
   const SessionLimits limits_;  // from config_.dflow_limits
   SessionDevices devices_;
   const KernelRegistry& kernels_;
+  // Stateful nodes' kernels, shared by all plans (TF's OpSegment); after devices_, so
+  // destroyed before them.
+  const std::unique_ptr<StatefulKernels> stateful_kernels_ = std::make_unique<StatefulKernels>();
 
   mutable absl::Mutex mu_;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;

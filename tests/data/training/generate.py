@@ -178,6 +178,68 @@ def lstm_any_batch(r, resource):
   return lstm(r, resource, any_batch=True)
 
 
+def mobile_cnn(r, resource):
+  """A MobileNet-style CNN: a depthwise 3x3 convolution and a pointwise one (a separable
+  convolution), batch norm in training, ReLU6, seeded dropout, global average pooling."""
+  x = v1.placeholder(tf.float32, [4, 8, 8, 3], name="x")
+  y = v1.placeholder(tf.int32, [4], name="labels")
+  h = tf.nn.relu6(conv(x, 6, "stem", resource, stride=2))
+  with v1.variable_scope("separable"):
+    depthwise = v1.get_variable("depthwise", [3, 3, 6, 2], use_resource=resource,
+                                initializer=v1.glorot_uniform_initializer(seed=SEED + 4))
+    pointwise = v1.get_variable("pointwise", [1, 1, 12, 10], use_resource=resource,
+                                initializer=v1.glorot_uniform_initializer(seed=SEED + 5))
+    h = tf.nn.depthwise_conv2d(h, depthwise, [1, 1, 1, 1], "SAME")
+    h = tf.nn.conv2d(h, pointwise, 1, "VALID")
+    gamma = v1.get_variable("gamma", [10], use_resource=resource,
+                            initializer=v1.ones_initializer())
+    beta = v1.get_variable("beta", [10], use_resource=resource,
+                           initializer=v1.zeros_initializer())
+    h, _, _ = v1.nn.fused_batch_norm(h, gamma, beta, is_training=True)
+  h = tf.nn.relu6(h)
+  h = tf.nn.dropout(h, rate=0.25, seed=SEED + 6)
+  logits = dense(tf.reduce_mean(h, axis=[1, 2]), 5, "logits", resource)
+  loss = v1.losses.sparse_softmax_cross_entropy(y, logits)
+  return loss, {x: r.standard_normal((4, 8, 8, 3)).astype(np.float32),
+                y: r.integers(0, 5, 4).astype(np.int32)}
+
+
+def transformer(r, resource):
+  """One transformer encoder block over 6 tokens of width 8: 2-head self-attention written
+  with tf.einsum (ellipses as Keras' EinsumDense writes them), layer norms, an exact GELU,
+  residual connections; mean over tokens, Dense(3)."""
+  x = v1.placeholder(tf.float32, [4, 6, 8], name="x")
+  y = v1.placeholder(tf.int32, [4], name="labels")
+
+  def weight(name, shape, seed):
+    return v1.get_variable(name, shape, use_resource=resource,
+                           initializer=v1.glorot_uniform_initializer(seed=SEED + seed))
+
+  def layer_norm(v, name):
+    with v1.variable_scope(name):
+      mean, var = tf.nn.moments(v, axes=[-1], keepdims=True)
+      scale = v1.get_variable("scale", [8], use_resource=resource,
+                              initializer=v1.ones_initializer())
+      return (v - mean) * tf.math.rsqrt(var + 1e-6) * scale
+
+  with v1.variable_scope("attention"):
+    q = tf.einsum("...d,dhk->...hk", x, weight("query", [8, 2, 4], 7))
+    k = tf.einsum("...d,dhk->...hk", x, weight("key", [8, 2, 4], 8))
+    v = tf.einsum("...d,dhk->...hk", x, weight("value", [8, 2, 4], 9))
+    scores = tf.einsum("bqhk,bthk->bhqt", q, k) * 0.5
+    attended = tf.einsum("bhqt,bthk->bqhk", tf.nn.softmax(scores), v)
+    h = layer_norm(x + tf.einsum("...hk,hkd->...d", attended, weight("out", [2, 4, 8], 10)),
+                   "norm1")
+  with v1.variable_scope("mlp"):
+    inner = tf.nn.gelu(tf.einsum("...d,de->...e", h, weight("up", [8, 16], 11)),
+                       approximate=False)
+    h = layer_norm(h + tf.einsum("...e,ed->...d", inner, weight("down", [16, 8], 12)), "norm2")
+  logits = dense(tf.reduce_mean(h, axis=1), 3, "logits", resource)
+  loss = v1.losses.sparse_softmax_cross_entropy(y, logits)
+  return loss, {x: r.standard_normal((4, 6, 8)).astype(np.float32),
+                y: r.integers(0, 3, 4).astype(np.int32)}
+
+
 MODELS = [
     # name, model, optimizer, resource variables, note
     ("mlp_gd", mlp, "gd", False, "MLP 20-32-5, sparse softmax cross-entropy, GradientDescent"),
@@ -225,6 +287,12 @@ MODELS = [
      "(Unique + UnsortedSegmentSum, ResourceScatterAdd into m and v) over towers"),
     ("lstm_any_batch_adam", lstm_any_batch, "adam", False,
      "dynamic_rnn LSTMCell(8), inputs of any batch size (towers through a v1 while loop)"),
+    ("mobile_cnn_rmsprop", mobile_cnn, "rmsprop", True,
+     "MobileNet-style CNN: depthwise and pointwise convolutions, batch norm (training), "
+     "ReLU6, seeded dropout, global average pooling; RMSProp on resource variables"),
+    ("transformer_adam", transformer, "adam", True,
+     "transformer encoder block: einsum self-attention (ellipses), layer norm, exact GELU, "
+     "residuals; Adam on resource variables"),
 ]
 
 
