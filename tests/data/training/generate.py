@@ -240,6 +240,56 @@ def transformer(r, resource):
                 y: r.integers(0, 3, 4).astype(np.int32)}
 
 
+def autoencoder(r, resource):
+  """A convolutional autoencoder: Conv2D down, Conv2DTranspose up, sigmoid cross-entropy
+  against the input; trained by write() with clipped gradients and a decaying rate."""
+  x = v1.placeholder(tf.float32, [4, 8, 8, 1], name="x")
+  h = tf.nn.relu(conv(x, 6, "encode", resource, stride=2))
+  with v1.variable_scope("decode"):
+    w = v1.get_variable("kernel", [3, 3, 1, 6], use_resource=resource,
+                        initializer=v1.glorot_uniform_initializer(seed=SEED + 13))
+    logits = tf.nn.conv2d_transpose(h, w, [4, 8, 8, 1], [1, 2, 2, 1], "SAME")
+  loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels=x, logits=logits))
+  return loss, {x: (r.random((4, 8, 8, 1)) > 0.5).astype(np.float32)}
+
+
+def layers_cnn(r, resource):
+  """tf.compat.v1.layers as TF 1 scripts wrote them: conv2d with an L2 kernel regularizer,
+  batch_normalization(training=True) with its UPDATE_OPS, dropout(training=True),
+  flatten, dense; the regularization losses added to the cross-entropy."""
+  from tf_keras.src.legacy_tf_layers import core, convolutional, normalization
+  x = v1.placeholder(tf.float32, [4, 8, 8, 3], name="x")
+  y = v1.placeholder(tf.int32, [4], name="labels")
+  l2 = lambda w: 1e-3 * tf.nn.l2_loss(w)
+  h = convolutional.conv2d(x, 6, 3, padding="same", activation=tf.nn.relu,
+                           kernel_regularizer=l2,
+                           kernel_initializer=v1.glorot_uniform_initializer(seed=SEED + 14))
+  h = normalization.batch_normalization(h, training=True)
+  h = core.dropout(h, rate=0.3, training=True, seed=SEED + 15)
+  h = core.flatten(tf.nn.max_pool2d(h, 2, 2, "VALID"))
+  logits = core.dense(h, 5, kernel_initializer=v1.glorot_uniform_initializer(seed=SEED + 16))
+  loss = (v1.losses.sparse_softmax_cross_entropy(y, logits) +
+          v1.losses.get_regularization_loss())
+  return loss, {x: r.standard_normal((4, 8, 8, 3)).astype(np.float32),
+                y: r.integers(0, 5, 4).astype(np.int32)}
+
+
+def gru_bidirectional(r, resource):
+  """bidirectional_dynamic_rnn of GRUCell(6) forward and backward over sequences of
+  lengths [5, 3, 4, 2] (ReverseSequence), the final states concatenated, Dense(3)."""
+  from tf_keras.src.layers.rnn import legacy_cells
+  x = v1.placeholder(tf.float32, [4, 5, 3], name="x")
+  y = v1.placeholder(tf.int32, [4], name="labels")
+  init = v1.glorot_uniform_initializer(seed=SEED + 17)
+  cells = [legacy_cells.GRUCell(6, kernel_initializer=init) for _ in range(2)]
+  _, (forward, backward) = v1.nn.bidirectional_dynamic_rnn(
+      cells[0], cells[1], x, sequence_length=[5, 3, 4, 2], dtype=tf.float32)
+  logits = dense(tf.concat([forward, backward], 1), 3, "logits", resource)
+  loss = v1.losses.sparse_softmax_cross_entropy(y, logits)
+  return loss, {x: r.standard_normal((4, 5, 3)).astype(np.float32),
+                y: r.integers(0, 3, 4).astype(np.int32)}
+
+
 MODELS = [
     # name, model, optimizer, resource variables, note
     ("mlp_gd", mlp, "gd", False, "MLP 20-32-5, sparse softmax cross-entropy, GradientDescent"),
@@ -290,10 +340,46 @@ MODELS = [
     ("mobile_cnn_rmsprop", mobile_cnn, "rmsprop", True,
      "MobileNet-style CNN: depthwise and pointwise convolutions, batch norm (training), "
      "ReLU6, seeded dropout, global average pooling; RMSProp on resource variables"),
+    ("autoencoder_clipped_momentum", autoencoder, "clipped_decay_momentum", True,
+     "convolutional autoencoder (Conv2D, Conv2DTranspose, sigmoid cross-entropy); Momentum "
+     "with tf.clip_by_global_norm and an exponential_decay rate on the global step"),
+    ("layers_cnn_gd_ema", layers_cnn, "gd_ema", False,
+     "tf.compat.v1.layers CNN: conv2d with an L2 regularizer, batch_normalization and "
+     "dropout in training, dense; GradientDescent, then an ExponentialMovingAverage of the "
+     "weights"),
+    ("gru_bidirectional_adagrad", gru_bidirectional, "adagrad", False,
+     "bidirectional_dynamic_rnn of GRUCells with sequence lengths (ReverseSequence); "
+     "Adagrad"),
     ("transformer_adam", transformer, "adam", True,
      "transformer encoder block: einsum self-attention (ellipses), layer norm, exact GELU, "
      "residuals; Adam on resource variables"),
 ]
+
+
+def minimize(optimizer, loss):
+  return OPTIMIZERS[optimizer]().minimize(
+      loss, global_step=v1.train.get_or_create_global_step(), name="train")
+
+
+def clipped_decay_momentum(_, loss):
+  """Momentum at a rate decaying with the global step, gradients clipped by global norm."""
+  step = v1.train.get_or_create_global_step()
+  rate = v1.train.exponential_decay(0.1, step, decay_steps=2, decay_rate=0.8)
+  variables = v1.trainable_variables()
+  grads, _ = tf.clip_by_global_norm(tf.gradients(loss, variables), 0.5)
+  return v1.train.MomentumOptimizer(rate, 0.9).apply_gradients(
+      zip(grads, variables), global_step=step, name="train")
+
+
+def gd_ema(_, loss):
+  """GradientDescent, then an ExponentialMovingAverage of the trainable variables."""
+  step = OPTIMIZERS["gd"]().minimize(loss, global_step=v1.train.get_or_create_global_step())
+  ema = v1.train.ExponentialMovingAverage(0.9)
+  with tf.control_dependencies([step]):
+    return tf.group(ema.apply(v1.trainable_variables()), name="train")
+
+
+TRAIN_OPS = {"clipped_decay_momentum": clipped_decay_momentum, "gd_ema": gd_ema}
 
 
 def save_feed(out, tensor, value):
@@ -313,8 +399,7 @@ def write(name, build, optimizer, resource, note):
     loss = tf.identity(loss, name="loss")
     update_ops = v1.get_collection(v1.GraphKeys.UPDATE_OPS)
     with tf.control_dependencies(update_ops):
-      train = OPTIMIZERS[optimizer]().minimize(
-          loss, global_step=v1.train.get_or_create_global_step(), name="train")
+      train = TRAIN_OPS.get(optimizer, minimize)(optimizer, loss)
     saver = v1.train.Saver()
     with v1.Session(graph=g) as s:
       s.run(v1.global_variables_initializer())
