@@ -18,6 +18,8 @@ import json
 import os
 import shutil
 
+os.environ["TF_USE_LEGACY_KERAS"] = "1"  # tf.compat.v1 layers and RNN cells need tf_keras
+
 import numpy as np
 import tensorflow as tf
 
