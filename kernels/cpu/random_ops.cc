@@ -26,6 +26,7 @@
 #include "absl/synchronization/mutex.h"
 #include "graph/status_macros.h"
 #include "kernels/cpu/array_util.h"
+#include "kernels/cpu/guarded_philox.h"
 #include "kernels/cpu/philox_random.h"
 #include "kernels/cpu/register_cpu_kernels.h"
 
@@ -201,36 +202,12 @@ void FillPhilox(OpKernelContext* ctx, PhiloxRandom gen, const Tensor& output, co
                       });
 }
 
-// One kernel's Philox stream (TF's GuardedPhiloxRandom).
-class GuardedPhilox {
- public:
-  absl::Status Init(OpKernelConstruction* ctx) {
-    int64_t seed = 0, seed2 = 0;
-    DFLOW_RETURN_IF_ERROR(ctx->GetAttr("seed", &seed));
-    DFLOW_RETURN_IF_ERROR(ctx->GetAttr("seed2", &seed2));
-    if (seed == 0 && seed2 == 0) {  // unseeded: a fresh stream per kernel
-      std::random_device device;
-      const auto random64 = [&] { return (uint64_t{device()} << 32) | device(); };
-      seed = static_cast<int64_t>(random64());
-      seed2 = static_cast<int64_t>(random64());
-    }
-    absl::MutexLock lock(&mu_);
-    generator_ = PhiloxRandom(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
-    return absl::OkStatus();
-  }
-
-  // The stream's current position, moved past what `outputs` elements may use.
-  PhiloxRandom Reserve(int64_t outputs) {
-    absl::MutexLock lock(&mu_);
-    PhiloxRandom local = generator_;
-    generator_.Skip(static_cast<uint64_t>(outputs) * kSamplesPerOutput);
-    return local;
-  }
-
- private:
-  absl::Mutex mu_;
-  PhiloxRandom generator_ ABSL_GUARDED_BY(mu_);
-};
+// The stream's position for filling `output`, moved past kSamplesPerOutput calls per
+// element.
+PhiloxRandom ReserveFor(GuardedPhilox& generator, const Tensor& output) {
+  return generator.ReserveSamples128(static_cast<uint64_t>(output.NumElements()) *
+                                     kSamplesPerOutput);
+}
 
 // The output shape from a 1-D int32/int64 `shape` input.
 absl::StatusOr<TensorShape> ReadShape(const OpKernelContext& ctx, const Tensor& shape) {
@@ -260,7 +237,7 @@ class PhiloxRandomOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     OP_ASSIGN_OR_RETURN(ctx, TensorShape shape, ReadShape(*ctx, ctx->input(0)));
     OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, shape));
-    FillPhilox(ctx, generator_.Reserve(output->NumElements()), *output, Dist());
+    FillPhilox(ctx, ReserveFor(generator_, *output), *output, Dist());
   }
 
  private:
@@ -289,7 +266,7 @@ class RandomUniformIntOp : public OpKernel {
     OP_REQUIRES(ctx, lo < hi, KernelError(*ctx, "Need minval < maxval: ", lo, " >= ", hi));
     using Unsigned = std::make_unsigned_t<T>;
     const UniformInt<T> dist{lo, static_cast<Unsigned>(static_cast<Unsigned>(hi) - static_cast<Unsigned>(lo))};
-    FillPhilox(ctx, generator_.Reserve(output->NumElements()), *output, dist);
+    FillPhilox(ctx, ReserveFor(generator_, *output), *output, dist);
   }
 
  private:

@@ -51,6 +51,8 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterMatrixBandPartKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterLinalgKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterDecompositionKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterCandidateSamplerKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterSparseToDenseKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterMatrixDiagKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterResizeGradKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterLrnKernels(registry));

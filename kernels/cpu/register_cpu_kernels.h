@@ -62,6 +62,8 @@ absl::Status RegisterListDiffKernels(KernelRegistry* registry);  // list_diff_op
 absl::Status RegisterMatrixBandPartKernels(KernelRegistry* registry);  // matrix_band_part_op.cc
 absl::Status RegisterLinalgKernels(KernelRegistry* registry);  // linalg_ops.cc
 absl::Status RegisterDecompositionKernels(KernelRegistry* registry);  // decomposition_ops.cc
+absl::Status RegisterCandidateSamplerKernels(KernelRegistry* registry);  // candidate_sampler_ops.cc
+absl::Status RegisterSparseToDenseKernels(KernelRegistry* registry);  // sparse_to_dense_op.cc
 absl::Status RegisterMatrixDiagKernels(KernelRegistry* registry);  // matrix_diag_ops.cc
 absl::Status RegisterResizeGradKernels(KernelRegistry* registry);  // resize_grad_ops.cc
 absl::Status RegisterLrnKernels(KernelRegistry* registry);  // lrn_ops.cc

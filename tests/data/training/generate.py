@@ -292,6 +292,29 @@ def gru_bidirectional(r, resource):
                 y: r.integers(0, 3, 4).astype(np.int32)}
 
 
+def word2vec(r, resource):
+  """Skip-gram word2vec as TF 1's tutorial trained it: an embedding table and both sampled
+  losses, tf.nn.nce_loss and tf.nn.sampled_softmax_loss, over log-uniform (Zipfian)
+  candidate samplers (seeded from the graph seed), accidental hits removed for the
+  softmax; the tables get sparse updates."""
+  ids = v1.placeholder(tf.int32, [8], name="ids")
+  labels = v1.placeholder(tf.int64, [8, 1], name="labels")
+  table = v1.get_variable("embedding", [40, 6], use_resource=resource,
+                          initializer=v1.random_uniform_initializer(-1.0, 1.0, seed=SEED + 18))
+  weights = v1.get_variable("nce_weights", [40, 6], use_resource=resource,
+                            initializer=v1.truncated_normal_initializer(0.0, 0.4,
+                                                                        seed=SEED + 19))
+  biases = v1.get_variable("nce_biases", [40], use_resource=resource,
+                           initializer=v1.zeros_initializer())
+  embedded = v1.nn.embedding_lookup(table, ids)
+  nce = tf.reduce_mean(v1.nn.nce_loss(weights, biases, labels, embedded, num_sampled=5,
+                                      num_classes=40))
+  softmax = tf.reduce_mean(v1.nn.sampled_softmax_loss(weights, biases, labels, embedded,
+                                                      num_sampled=5, num_classes=40))
+  return nce + softmax, {ids: r.integers(0, 40, 8).astype(np.int32),
+                         labels: r.integers(0, 40, (8, 1)).astype(np.int64)}
+
+
 MODELS = [
     # name, model, optimizer, resource variables, note
     ("mlp_gd", mlp, "gd", False, "MLP 20-32-5, sparse softmax cross-entropy, GradientDescent"),
@@ -352,6 +375,9 @@ MODELS = [
     ("gru_bidirectional_adagrad", gru_bidirectional, "adagrad", False,
      "bidirectional_dynamic_rnn of GRUCells with sequence lengths (ReverseSequence); "
      "Adagrad"),
+    ("word2vec_gd", word2vec, "gd", False,
+     "skip-gram word2vec: nce_loss and sampled_softmax_loss (LogUniformCandidateSampler, "
+     "ComputeAccidentalHits, SparseToDense), sparse GradientDescent updates of the tables"),
     ("transformer_adam", transformer, "adam", True,
      "transformer encoder block: einsum self-attention (ellipses), layer norm, exact GELU, "
      "residuals; Adam on resource variables"),
