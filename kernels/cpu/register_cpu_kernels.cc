@@ -53,6 +53,7 @@ absl::Status RegisterCpuKernels(KernelRegistry* registry) {
   DFLOW_RETURN_IF_ERROR(RegisterDecompositionKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterCandidateSamplerKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterSparseToDenseKernels(registry));
+  DFLOW_RETURN_IF_ERROR(RegisterSparseDenseMatMulKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterMatrixDiagKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterResizeGradKernels(registry));
   DFLOW_RETURN_IF_ERROR(RegisterLrnKernels(registry));

@@ -64,6 +64,8 @@ absl::Status RegisterLinalgKernels(KernelRegistry* registry);  // linalg_ops.cc
 absl::Status RegisterDecompositionKernels(KernelRegistry* registry);  // decomposition_ops.cc
 absl::Status RegisterCandidateSamplerKernels(KernelRegistry* registry);  // candidate_sampler_ops.cc
 absl::Status RegisterSparseToDenseKernels(KernelRegistry* registry);  // sparse_to_dense_op.cc
+// sparse_dense_matmul_op.cc
+absl::Status RegisterSparseDenseMatMulKernels(KernelRegistry* registry);
 absl::Status RegisterMatrixDiagKernels(KernelRegistry* registry);  // matrix_diag_ops.cc
 absl::Status RegisterResizeGradKernels(KernelRegistry* registry);  // resize_grad_ops.cc
 absl::Status RegisterLrnKernels(KernelRegistry* registry);  // lrn_ops.cc

@@ -315,6 +315,36 @@ def word2vec(r, resource):
                          labels: r.integers(0, 40, (8, 1)).astype(np.int64)}
 
 
+def wide_and_deep(r, resource):
+  """A wide-and-deep recommender as TF 1 estimators built it: sparse id features (a
+  SparseTensor fed as indices, values and shape) through embedding_lookup_sparse with the
+  mean and sqrtn combiners for the deep part, a sparse-dense matmul for the wide part, a
+  deep tower of two dense layers; FTRL for the wide weights and Adagrad for the deep
+  ones, grouped into one train op."""
+  indices = v1.placeholder(tf.int64, [None, 2], name="sp_indices")
+  values = v1.placeholder(tf.int64, [None], name="sp_values")
+  y = v1.placeholder(tf.float32, [6, 1], name="labels")
+  ids = tf.SparseTensor(indices, values, [6, 4])
+  with v1.variable_scope("deep"):
+    table = v1.get_variable("embedding", [30, 5], use_resource=resource,
+                            initializer=v1.random_uniform_initializer(-0.5, 0.5, seed=SEED + 20))
+    mean = v1.nn.embedding_lookup_sparse(table, ids, None, combiner="mean")
+    sqrtn = v1.nn.embedding_lookup_sparse(table, ids, None, combiner="sqrtn")
+    h = dense(tf.concat([mean, sqrtn], 1), 8, "hidden", resource, tf.nn.relu)
+    deep = dense(h, 1, "out", resource)
+  with v1.variable_scope("wide"):
+    w = v1.get_variable("weights", [30, 1], use_resource=resource,
+                        initializer=v1.zeros_initializer())
+    one_hot = tf.SparseTensor(indices, tf.ones_like(values, tf.float32), [6, 4])
+    counts = tf.sparse.sparse_dense_matmul(one_hot, tf.ones([4, 1]))
+    wide = v1.nn.embedding_lookup_sparse(w, ids, None, combiner="sum") + 0.1 * counts
+  loss = v1.losses.sigmoid_cross_entropy(y, wide + deep)
+  feed_indices = np.array([[0, 0], [0, 1], [1, 0], [2, 0], [2, 1], [2, 3], [3, 2], [4, 0],
+                           [5, 1], [5, 2]], np.int64)
+  return loss, {indices: feed_indices, values: r.integers(0, 30, 10).astype(np.int64),
+                y: (r.random((6, 1)) > 0.5).astype(np.float32)}
+
+
 MODELS = [
     # name, model, optimizer, resource variables, note
     ("mlp_gd", mlp, "gd", False, "MLP 20-32-5, sparse softmax cross-entropy, GradientDescent"),
@@ -378,6 +408,10 @@ MODELS = [
     ("word2vec_gd", word2vec, "gd", False,
      "skip-gram word2vec: nce_loss and sampled_softmax_loss (LogUniformCandidateSampler, "
      "ComputeAccidentalHits, SparseToDense), sparse GradientDescent updates of the tables"),
+    ("wide_and_deep_ftrl_adagrad", wide_and_deep, "wide_ftrl_deep_adagrad", False,
+     "wide-and-deep: embedding_lookup_sparse (mean, sqrtn, sum combiners) over a fed "
+     "SparseTensor, sparse_dense_matmul, dense tower; FTRL on the wide part and Adagrad on "
+     "the deep part, one grouped train op"),
     ("transformer_adam", transformer, "adam", True,
      "transformer encoder block: einsum self-attention (ellipses), layer norm, exact GELU, "
      "residuals; Adam on resource variables"),
@@ -407,7 +441,18 @@ def gd_ema(_, loss):
     return tf.group(ema.apply(v1.trainable_variables()), name="train")
 
 
-TRAIN_OPS = {"clipped_decay_momentum": clipped_decay_momentum, "gd_ema": gd_ema}
+def wide_ftrl_deep_adagrad(_, loss):
+  """FTRL for the variables under "wide/", Adagrad for the rest, as DNNLinearCombined."""
+  variables = v1.trainable_variables()
+  wide = [v for v in variables if v.name.startswith("wide/")]
+  deep = [v for v in variables if not v.name.startswith("wide/")]
+  step = v1.train.get_or_create_global_step()
+  return tf.group(OPTIMIZERS["ftrl"]().minimize(loss, var_list=wide),
+                  OPTIMIZERS["adagrad"]().minimize(loss, var_list=deep),
+                  v1.assign_add(step, 1), name="train")
+
+
+TRAIN_OPS = {"wide_ftrl_deep_adagrad": wide_ftrl_deep_adagrad,"clipped_decay_momentum": clipped_decay_momentum, "gd_ema": gd_ema}
 
 
 def save_feed(out, tensor, value):
