@@ -8,6 +8,7 @@
 //   shape_fns_state.cc         sources (Const, Placeholder) and state (Variable, Assign)
 //   shape_fns_control_flow.cc  forwarding ops, Switch, Merge and ops without outputs
 //   shape_fns_linalg.cc        matrix decompositions (Qr, Svd, SelfAdjointEigV2)
+//   shape_fns_sparse.cc        SparseToDense, SparseTensorDenseMatMul, candidate sampling
 // A new shape function goes into its family's file and is registered in that file's
 // Register*ShapeFns. A helper only one family needs stays in that family's file.
 //
@@ -84,6 +85,7 @@ void RegisterArrayShapeFns(ShapeRegistry& registry);
 void RegisterStateShapeFns(ShapeRegistry& registry);
 void RegisterControlFlowShapeFns(ShapeRegistry& registry);
 void RegisterLinalgShapeFns(ShapeRegistry& registry);
+void RegisterSparseShapeFns(ShapeRegistry& registry);
 
 }  // namespace shape_fn_util
 }  // namespace dflow

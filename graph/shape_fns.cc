@@ -15,6 +15,7 @@ void RegisterStandardShapeFns(ShapeRegistry& registry) {
   shape_fn_util::RegisterStateShapeFns(registry);
   shape_fn_util::RegisterControlFlowShapeFns(registry);
   shape_fn_util::RegisterLinalgShapeFns(registry);
+  shape_fn_util::RegisterSparseShapeFns(registry);
 }
 
 }  // namespace dflow

@@ -4,8 +4,8 @@
 //  - Svd: s [..., K]; u [..., M, full ? M : K], v [..., N, full ? N : K] when compute_uv,
 //    else both [0];
 //  - SelfAdjointEigV2: e [..., N]; v [..., N, N] when compute_v, else [0].
-// The gradients of Qr and Svd read these shapes (graph/gradients/linalg_grads.cc): their
-// formulas differ for wide and tall matrices, as TF's do.
+// The gradients of Qr and Svd read these shapes (graph/gradients/decomposition_grads.cc):
+// their formulas differ for wide and tall matrices, as TF's do.
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -86,7 +86,7 @@ absl::Status SvdShape(Ctx& c) {
 absl::Status SelfAdjointEigShape(Ctx& c) {
   DFLOW_RETURN_IF_ERROR(SquareShape(c));
   if (!c.input(0).rank_known()) return absl::OkStatus();
-  const std::vector<int64_t>& dims = c.output(0).dims();
+  const std::vector<int64_t> dims = c.output(0).dims();  // a copy: output 0 changes
   const int64_t n = dims.back();
   c.set_output(0, BatchThen(dims, {n}));
   if (BoolAttr(c, "compute_v", true)) {

@@ -55,8 +55,8 @@
 #include "runtime/device.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
-#include "runtime/stateful_kernels.h"
 #include "runtime/rendezvous.h"
+#include "runtime/stateful_kernels.h"
 #include "runtime/stream_trace.h"
 #include "runtime/thread_pool.h"
 

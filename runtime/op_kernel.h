@@ -1,12 +1,14 @@
 // OpKernel: the code that runs one node on one device, and the contexts it sees.
 //
 // A kernel is built once per node when a plan is compiled (OpKernelConstruction: attrs,
-// dtypes, device) and then Compute()d once per step (OpKernelContext: inputs, outputs,
+// dtypes, device); a stateful node's kernel once per session, shared by its plans
+// (stateful_kernels.h). It is Compute()d once per step (OpKernelContext: inputs, outputs,
 // allocation, device, step state). Kernels never throw and never abort: they record an
 // absl::Status on the context (OP_REQUIRES) and return; the executor annotates it with
 // the node's name. Bad shapes are INVALID_ARGUMENT naming the shapes.
 //
-// Thread-safety: Compute() may run concurrently for different steps of the same plan, so
+// Thread-safety: Compute() may run concurrently for different steps (of one plan, or of
+// several for a stateful kernel), so
 // kernels keep no mutable per-step state in members (state built in the constructor,
 // like a Const's tensor, is read-only afterwards).
 #ifndef DFLOW_RUNTIME_OP_KERNEL_H_

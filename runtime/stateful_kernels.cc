@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
 namespace dflow {
 namespace {
@@ -17,8 +19,15 @@ std::string KeyOf(const std::string& device, const NodeDef& node) {
   for (const auto& [name, value] : node.attr()) names.push_back(name);
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
-    absl::StrAppend(&key, std::string(1, '\0'), name, "=",
-                    node.attr().at(name).SerializeAsString());
+    // Deterministic: an attr holding a map (a function's attrs) must give one key.
+    std::string value;
+    {
+      google::protobuf::io::StringOutputStream stream(&value);
+      google::protobuf::io::CodedOutputStream coded(&stream);
+      coded.SetSerializationDeterministic(true);
+      node.attr().at(name).SerializeToCodedStream(&coded);
+    }
+    absl::StrAppend(&key, std::string(1, '\0'), name, "=", value);
   }
   return key;
 }

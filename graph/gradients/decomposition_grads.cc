@@ -6,10 +6,12 @@
 //    differ by at most one (TF's limit); without compute_uv from a second Svd;
 //  - SelfAdjointEigV2 (_SelfAdjointEigV2Grad): symmetrised into the lower triangle that
 //    the forward op reads.
-// Qr's and Svd's formulas depend on the matrix dims: they read them from shape inference
-// (grad::StaticShape) and refuse unknown ones with UNIMPLEMENTED naming the node.
+// Qr's and Svd's (with compute_uv) formulas depend on the matrix dims: they read them from
+// shape inference (grad::StaticShape) and refuse unknown ones with UNIMPLEMENTED naming
+// the node, as TF refuses them.
 // Repeated eigenvalues or singular values give infinite gradients, as in TF.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -17,58 +19,50 @@
 #include "graph/array_ops.h"
 #include "graph/gradients/grad_util.h"
 #include "graph/gradients/gradient_registry.h"
+#include "graph/gradients/matrix_ops.h"
 #include "graph/status_macros.h"
 
 namespace dflow {
 namespace {
 
 using grad::In;
+using grad::Adjoint;
+using grad::MatrixBandPart;
+using grad::MatrixDiag;
+using grad::MatrixDiagPart;
+using grad::MatrixSetDiag;
 using grad::Out;
 using Grads = std::vector<Output>;
 
 Output MatMul(const Scope& s, const Output& a, const Output& b, bool adj_a = false,
               bool adj_b = false) {
-  return AddOp(s, "BatchMatMulV2", {a, b},
-               {{"adj_x", BoolAttr(adj_a)}, {"adj_y", BoolAttr(adj_b)}})
-      .output(0);
+  return grad::BatchMatMul(s, a, b, adj_a, adj_b);
 }
-
-// The last two dims of a rank-`rank` tensor swapped.
-Output Adjoint(const Scope& s, const Output& x, int rank) {
-  std::vector<int32_t> perm;
-  for (int i = 0; i < rank; ++i) perm.push_back(i);
-  std::swap(perm[rank - 2], perm[rank - 1]);
-  const Input::Initializer init(perm, {static_cast<int64_t>(rank)});
-  return Transpose(s, x, Const(s, init));
-}
-
-Output MatrixDiag(const Scope& s, const Output& diagonal) {
-  return AddOp(s, "MatrixDiag", {diagonal}).output(0);
-}
-Output MatrixSetDiag(const Scope& s, const Output& x, const Output& diagonal) {
-  return AddOp(s, "MatrixSetDiag", {x, diagonal}).output(0);
-}
-Output MatrixDiagPart(const Scope& s, const Output& x) {
-  return AddOp(s, "MatrixDiagPart", {x}).output(0);
-}
-Output LowerTriangle(const Scope& s, const Output& x) {
-  return AddOp(s, "MatrixBandPart", {x, Input(-1), Input(0)}).output(0);
-}
+Output LowerTriangle(const Scope& s, const Output& x) { return MatrixBandPart(s, x, -1, 0); }
 Output Reciprocal(const Scope& s, const Output& x) {
   return AddOp(s, "Reciprocal", {x}).output(0);
 }
 
-// x[..., :, begin:end] (end 0: to the last column).
+// x[..., :, begin:end].
 Output Columns(const Scope& s, const Output& x, int begin, int end) {
   StridedSliceAttrs attrs;
   attrs.ellipsis_mask = 1;
-  attrs.begin_mask = 2 | (begin == 0 ? 4 : 0);
-  attrs.end_mask = 2 | (end == 0 ? 4 : 0);
+  attrs.begin_mask = 2;
+  attrs.end_mask = 2;
   return StridedSlice(s, x, Const(s, {0, 0, begin}), Const(s, {0, 0, end}), Const(s, {1, 1, 1}),
                       attrs);
 }
+// x[..., :, begin:].
+Output ColumnsFrom(const Scope& s, const Output& x, int begin) {
+  StridedSliceAttrs attrs;
+  attrs.ellipsis_mask = 1;
+  attrs.begin_mask = 2;
+  attrs.end_mask = 2 | 4;
+  return StridedSlice(s, x, Const(s, {0, 0, begin}), Const(s, {0, 0, 0}), Const(s, {1, 1, 1}),
+                      attrs);
+}
 
-// The static [rank, rows, cols] of a batch of matrices, or UNIMPLEMENTED naming `op`.
+// The static [rows, cols] of a batch of matrices, or UNIMPLEMENTED naming `op`.
 absl::StatusOr<std::vector<int64_t>> MatrixDims(const Scope& s, const Operation& op,
                                                 const Output& x, const char* what) {
   const PartialShape shape = grad::StaticShape(s, x);
@@ -78,29 +72,28 @@ absl::StatusOr<std::vector<int64_t>> MatrixDims(const Scope& s, const Operation&
         "the gradient of ", op.node->op(), " (node '", op.name(), "') needs the static ",
         what, " dims, as TF's; shape inference gives ", shape.ToString()));
   }
-  return std::vector<int64_t>{shape.rank(), shape.dim(shape.rank() - 2),
-                              shape.dim(shape.rank() - 1)};
+  return std::vector<int64_t>{shape.dim(shape.rank() - 2), shape.dim(shape.rank() - 1)};
 }
 
 // ---- Qr ---------------------------------------------------------------------------
 
 // x R^-H for upper triangular R: (R^-1 x^H)^H.
-Output SolveRightUpper(const Scope& s, const Output& x, const Output& r, int rank) {
-  Output solved = AddOp(s, "MatrixTriangularSolve", {r, Adjoint(s, x, rank)},
+Output SolveRightUpper(const Scope& s, const Output& x, const Output& r) {
+  Output solved = AddOp(s, "MatrixTriangularSolve", {r, Adjoint(s, x)},
                         {{"lower", BoolAttr(false)}, {"adjoint", BoolAttr(false)}})
                       .output(0);
-  return Adjoint(s, solved, rank);
+  return Adjoint(s, solved);
 }
 
 Output QrGradTallOrSquare(const Scope& s, const Output& q, const Output& r, const Output& dq,
-                          const Output& dr, int rank) {
+                          const Output& dr) {
   Output qdq = MatMul(s, q, dq, true, false);
-  Output qdq_skew = Sub(s, qdq, Adjoint(s, qdq, rank));
+  Output qdq_skew = Sub(s, qdq, Adjoint(s, qdq));
   Output rdr = MatMul(s, r, dr, false, true);
-  Output rdr_skew = Sub(s, rdr, Adjoint(s, rdr, rank));
+  Output rdr_skew = Sub(s, rdr, Adjoint(s, rdr));
   Output tril = LowerTriangle(s, Add(s, qdq_skew, rdr_skew));
-  Output grad_a = MatMul(s, q, Add(s, dr, SolveRightUpper(s, tril, r, rank)));
-  Output grad_b = SolveRightUpper(s, Sub(s, dq, MatMul(s, q, qdq)), r, rank);
+  Output grad_a = MatMul(s, q, Add(s, dr, SolveRightUpper(s, tril, r)));
+  Output grad_b = SolveRightUpper(s, Sub(s, dq, MatMul(s, q, qdq)), r);
   return Add(s, grad_a, grad_b);
 }
 
@@ -108,25 +101,23 @@ absl::Status QrGrad(const Scope& s, const Operation& op, const Grads& dy, Grads*
   Output q = Out(op, 0), r = Out(op, 1);
   DFLOW_ASSIGN_OR_RETURN(std::vector<int64_t> q_dims, MatrixDims(s, op, q, "matrix"));
   DFLOW_ASSIGN_OR_RETURN(std::vector<int64_t> r_dims, MatrixDims(s, op, r, "matrix"));
-  const int rank = static_cast<int>(q_dims[0]);
-  const int64_t rows = q_dims[1], cols = r_dims[2];
-  if (r_dims[1] > r_dims[2] && q_dims[1] == q_dims[2]) {
+  const int64_t rows = q_dims[0], cols = r_dims[1];
+  if (r_dims[0] > r_dims[1] && q_dims[0] == q_dims[1]) {
     return absl::UnimplementedError(absl::StrCat(
         "the gradient of Qr (node '", op.name(), "') with full_matrices on a matrix of more "
         "rows than columns (", rows, "x", cols, ") is not defined, as in TF"));
   }
   if (rows >= cols) {
-    *dx = {QrGradTallOrSquare(s, q, r, dy[0], dy[1], rank)};
+    *dx = {QrGradTallOrSquare(s, q, r, dy[0], dy[1])};
     return absl::OkStatus();
   }
   // Wide: A = [X Y], R = [U V] with U square; X = Q U is the square case.
   const int m = static_cast<int>(rows);
-  Output y = Columns(s, In(op, 0), m, 0);
+  Output y = ColumnsFrom(s, In(op, 0), m);
   Output u = Columns(s, r, 0, m);
-  Output dv = Columns(s, dy[1], m, 0), du = Columns(s, dy[1], 0, m);
+  Output dv = ColumnsFrom(s, dy[1], m), du = Columns(s, dy[1], 0, m);
   Output d_y = MatMul(s, q, dv);
-  Output d_x = QrGradTallOrSquare(s, q, u, Add(s, dy[0], MatMul(s, y, dv, false, true)), du,
-                                  rank);
+  Output d_x = QrGradTallOrSquare(s, q, u, Add(s, dy[0], MatMul(s, y, dv, false, true)), du);
   *dx = {ConcatV2(s, {d_x, d_y}, -1)};
   return absl::OkStatus();
 }
@@ -140,12 +131,11 @@ Output SafeReciprocal(const Scope& s, const Output& x) {
 struct SvdParts {
   Output s, u, v, grad_s, grad_u, grad_v;
   int64_t m = 0, n = 0;  // m <= n (A^H's when A is tall)
-  int rank = 0;
   bool full = false;
 };
 
 Output SvdGradWide(const Scope& s, const SvdParts& p) {
-  const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), rank = p.rank;
+  const int m = static_cast<int>(p.m), n = static_cast<int>(p.n);
   Output grad_s_mat = MatrixDiag(s, p.grad_s);
   Output s_mat = MatrixDiag(s, p.s);
   Output s2 = Square(s, p.s);
@@ -157,11 +147,11 @@ Output SvdGradWide(const Scope& s, const SvdParts& p) {
   Output f_u = Mul(s, f, MatMul(s, p.u, p.grad_u, true, false));
   Output f_v = Mul(s, f, MatMul(s, v1, grad_v1, true, false));
   Output term1_nouv =
-      Add(s, Add(s, grad_s_mat, MatMul(s, Add(s, f_u, Adjoint(s, f_u, rank)), s_mat)),
-          MatMul(s, s_mat, Add(s, f_v, Adjoint(s, f_v, rank))));
+      Add(s, Add(s, grad_s_mat, MatMul(s, Add(s, f_u, Adjoint(s, f_u)), s_mat)),
+          MatMul(s, s_mat, Add(s, f_v, Adjoint(s, f_v))));
   Output term1 = MatMul(s, p.u, MatMul(s, term1_nouv, v1, false, true));
   if (m == n) return term1;
-  Output gv1t = Adjoint(s, grad_v1, rank);
+  Output gv1t = Adjoint(s, grad_v1);
   Output term2_nous = Sub(s, gv1t, MatMul(s, MatMul(s, gv1t, v1), v1, false, true));
   if (p.full) {
     Output v2 = Columns(s, p.v, m, n), grad_v2 = Columns(s, p.grad_v, m, n);
@@ -174,15 +164,14 @@ Output SvdGradWide(const Scope& s, const SvdParts& p) {
 
 absl::Status SvdGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
   Output a = In(op, 0);
-  DFLOW_ASSIGN_OR_RETURN(std::vector<int64_t> dims, MatrixDims(s, op, a, "input matrix"));
-  const int rank = static_cast<int>(dims[0]);
-  if (!grad::BoolAttrOf(op, "compute_uv")) {
+  if (!grad::BoolAttrOf(op, "compute_uv")) {  // any shape: u diag(ds) v^T
     Operation svd = AddOp(s, "Svd", {a},
                           {{"compute_uv", BoolAttr(true)}, {"full_matrices", BoolAttr(false)}});
     *dx = {MatMul(s, svd.output(1), MatMul(s, MatrixDiag(s, dy[0]), svd.output(2), false, true))};
     return absl::OkStatus();
   }
-  SvdParts p{Out(op, 0), Out(op, 1), Out(op, 2), dy[0], dy[1], dy[2], dims[1], dims[2], rank,
+  DFLOW_ASSIGN_OR_RETURN(std::vector<int64_t> dims, MatrixDims(s, op, a, "input matrix"));
+  SvdParts p{Out(op, 0), Out(op, 1), Out(op, 2), dy[0], dy[1], dy[2], dims[0], dims[1],
              grad::BoolAttrOf(op, "full_matrices")};
   const bool adjoint = p.m > p.n;  // differentiate A^H = V S U^H instead
   if (adjoint) {
@@ -193,22 +182,14 @@ absl::Status SvdGrad(const Scope& s, const Operation& op, const Grads& dy, Grads
   if (p.full && p.n - p.m > 1) {
     return absl::UnimplementedError(absl::StrCat(
         "the gradient of Svd (node '", op.name(), "') with full_matrices is defined only when "
-        "the matrix dims differ by at most 1, as in TF; got ", dims[1], "x", dims[2]));
+        "the matrix dims differ by at most 1, as in TF; got ", dims[0], "x", dims[1]));
   }
   Output grad_a = SvdGradWide(s, p);
-  *dx = {adjoint ? Adjoint(s, grad_a, rank) : grad_a};
+  *dx = {adjoint ? Adjoint(s, grad_a) : grad_a};
   return absl::OkStatus();
 }
 
 // ---- SelfAdjointEigV2 -------------------------------------------------------------
-
-// The last two dims swapped, for any rank: perm [0, ..., rank - 3, rank - 1, rank - 2].
-Output AdjointAnyRank(const Scope& s, const Output& x) {
-  Output rank = Size(s, Shape(s, x));
-  Output leading = grad::Range(s, 0, Sub(s, rank, 2), 1);
-  Output last_two = Pack(s, {Sub(s, rank, 1), Sub(s, rank, 2)});
-  return Transpose(s, x, ConcatV2(s, {leading, last_two}, 0));
-}
 
 absl::Status SelfAdjointEigGrad(const Scope& s, const Operation& op, const Grads& dy,
                                 Grads* dx) {
@@ -228,7 +209,7 @@ absl::Status SelfAdjointEigGrad(const Scope& s, const Operation& op, const Grads
     grad_a = MatMul(s, v, MatMul(s, MatrixDiag(s, dy[0]), v, false, true));
   }
   // The forward op reads only the lower triangle: symmetrise into it, diagonal halved.
-  grad_a = LowerTriangle(s, Add(s, grad_a, AdjointAnyRank(s, grad_a)));
+  grad_a = LowerTriangle(s, Add(s, grad_a, Adjoint(s, grad_a)));
   *dx = {MatrixSetDiag(s, grad_a, Mul(s, MatrixDiagPart(s, grad_a), Cast(s, 0.5, e.dtype())))};
   return absl::OkStatus();
 }

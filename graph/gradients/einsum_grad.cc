@@ -87,12 +87,13 @@ Output BroadcastOverReduced(const Scope& s, const Output& grad, const std::strin
   for (char label : input_subs) {
     if (!Has(reduced, label)) unreduced += label;
   }
-  if (!RepeatsALabel(input_subs) && !RepeatsALabel(grad_subs) && unreduced == grad_subs) {
-    Output kept_dims = grad::KeptDimsShape(s, input_shape, axes_out);
-    return BroadcastTo(s, Reshape(s, grad, kept_dims), input_shape);
+  // The fast path only without "...": the gradient's batch dims may be the broadcast of
+  // both operands', larger than this one's (TF's check counts '.' as a repeated label).
+  if (!HasEllipsis(input_subs) && !RepeatsALabel(input_subs) && !RepeatsALabel(grad_subs) &&
+      unreduced == grad_subs) {
+    return grad::BroadcastOverAxes(s, grad, input_shape, axes_out);
   }
-  Output rank = Size(s, input_shape);
-  Output positive = AddOp(s, "FloorMod", {Add(s, axes_out, rank), rank}).output(0);
+  Output positive = grad::PositiveAxes(s, axes_out, Size(s, input_shape));
   Output reduced_dims = GatherV2(s, input_shape, positive, 0);
   Output grad_shape = Shape(s, grad);
   Output ones = Fill(s, Const(s, {static_cast<int32_t>(reduced.size())}), 1);
@@ -143,7 +144,7 @@ absl::Status TwoOperandGrads(const Scope& s, const Operation& op, const Output& 
     if (!HasEllipsis(y_subs)) y_subs += kEllipsis;
   }
   Output x = In(op, 0), y = In(op, 1);
-  Output x_shape = Shape(s, In(op, 0)), y_shape = Shape(s, In(op, 1));
+  Output x_shape = Shape(s, x), y_shape = Shape(s, y);
   Output gx = OperandGrad(s, dy, out_subs, y, y_subs, x_subs, x_shape);
   Output gy = OperandGrad(s, dy, out_subs, x, x_subs, y_subs, y_shape);
   if (HasEllipsis(out_subs)) {

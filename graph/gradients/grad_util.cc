@@ -86,11 +86,21 @@ Output SumToShapeOf(const Scope& scope, const Output& grad, const Output& x) {
   return Reshape(scope, Sum(scope, grad, args.output(0)), sx);
 }
 
-Output KeptDimsShape(const Scope& scope, const Output& input_shape, const Output& axes) {
-  Output rank = Size(scope, input_shape);
+Output PositiveAxes(const Scope& scope, const Output& axes, const Output& rank) {
   Output axes32 = axes.dtype() == DT_INT32 ? axes : Cast(scope, axes, DT_INT32);
   // Negative axes count from the end; FloorMod maps [-rank, rank) onto [0, rank).
-  Output positive = AddOp(scope, "FloorMod", {Add(scope, axes32, rank), rank}).output(0);
+  return AddOp(scope, "FloorMod", {Add(scope, axes32, rank), rank}).output(0);
+}
+
+Output BroadcastOverAxes(const Scope& scope, const Output& grad, const Output& input_shape,
+                         const Output& axes) {
+  return BroadcastTo(scope, Reshape(scope, grad, KeptDimsShape(scope, input_shape, axes)),
+                     input_shape);
+}
+
+Output KeptDimsShape(const Scope& scope, const Output& input_shape, const Output& axes) {
+  Output rank = Size(scope, input_shape);
+  Output positive = PositiveAxes(scope, axes, rank);
   Output flat = Reshape(scope, positive, {-1});
   Output hits = Sum(scope, OneHot(scope, flat, rank, 1, 0), 0);
   return SelectV2(scope, Greater(scope, hits, 0), 1, input_shape);

@@ -45,6 +45,13 @@ Output KeptDimsShape(const Scope& scope, const Output& input_shape, const Output
 // Qr's and Svd's in TF, need static matrix dims).
 PartialShape StaticShape(const Scope& scope, const Output& out);
 
+// `axes` (int32 or int64, negative ones counting from the end) as int32 in [0, rank).
+Output PositiveAxes(const Scope& scope, const Output& axes, const Output& rank);
+// `grad` of a reduction over `axes` of an input of `input_shape`: reshaped with those
+// dims kept as 1 and broadcast back to the input's shape.
+Output BroadcastOverAxes(const Scope& scope, const Output& grad, const Output& input_shape,
+                         const Output& axes);
+
 // Range(start, limit, delta) of int32.
 Output Range(const Scope& scope, Input start, Input limit, Input delta);
 

@@ -1,24 +1,24 @@
 // Gradients of matrix ops and the CTC loss, as TF's linalg_grad.py and ctc_ops.py:
 // MatrixInverse, MatrixDeterminant, MatrixTriangularSolve (operands of one batch shape),
-// MatrixBandPart, Cholesky, and CTCLoss, whose kernel computes the gradient with the loss (output 1).
+// MatrixBandPart, Cholesky, and CTCLoss, whose kernel computes the gradient with the loss
+// (output 1).
 #include "absl/status/status.h"
 #include "graph/array_ops.h"
 #include "graph/gradients/grad_util.h"
 #include "graph/gradients/gradient_registry.h"
+#include "graph/gradients/matrix_ops.h"
 #include "graph/status_macros.h"
 
 namespace dflow {
 namespace {
 
 using grad::In;
+using grad::BatchMatMul;
+using grad::MatrixBandPart;
+using grad::MatrixDiagPart;
+using grad::MatrixSetDiag;
 using grad::Out;
 using Grads = std::vector<Output>;
-
-Output BatchMatMul(const Scope& s, const Output& a, const Output& b, bool adj_a, bool adj_b) {
-  return AddOp(s, "BatchMatMulV2", {a, b},
-               {{"adj_x", BoolAttr(adj_a)}, {"adj_y", BoolAttr(adj_b)}})
-      .output(0);
-}
 
 // d(A^-1) = -A^-T dy A^-T (adjoint: the inverse of A^T).
 absl::Status MatrixInverseGrad(const Scope& s, const Operation& op, const Grads& dy,
@@ -52,8 +52,7 @@ absl::Status TriangularSolveGrad(const Scope& s, const Operation& op, const Grad
                   .output(0);
   Output da = Neg(s, adjoint ? BatchMatMul(s, c, db, false, true)
                              : BatchMatMul(s, db, c, false, true));
-  da = AddOp(s, "MatrixBandPart", {da, Input(lower ? -1 : 0), Input(lower ? 0 : -1)})
-           .output(0);
+  da = MatrixBandPart(s, da, lower ? -1 : 0, lower ? 0 : -1);
   *dx = {da, db};
   return absl::OkStatus();
 }
@@ -62,15 +61,15 @@ absl::Status TriangularSolveGrad(const Scope& s, const Operation& op, const Grad
 // and X = L^-T M L^-1: dA = (X + X^T) / 2 (TF's _CholeskyGrad).
 absl::Status CholeskyGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
   Output l = Out(op, 0);
-  Output diagonal = AddOp(s, "MatrixDiagPart", {l}).output(0);
-  Output eye = AddOp(s, "MatrixSetDiag", {ZerosLike(s, l), OnesLike(s, diagonal)}).output(0);
+  Output diagonal = MatrixDiagPart(s, l);
+  Output eye = MatrixSetDiag(s, ZerosLike(s, l), OnesLike(s, diagonal));
   Output l_inverse = AddOp(s, "MatrixTriangularSolve", {l, eye},
                            {{"lower", BoolAttr(true)}, {"adjoint", BoolAttr(false)}})
                          .output(0);
   Output middle = BatchMatMul(s, l, dy[0], true, false);
-  Output half_diagonal = Mul(s, AddOp(s, "MatrixDiagPart", {middle}).output(0), 0.5);
-  middle = AddOp(s, "MatrixSetDiag", {middle, half_diagonal}).output(0);
-  middle = AddOp(s, "MatrixBandPart", {middle, Input(-1), Input(0)}).output(0);
+  Output half_diagonal = Mul(s, MatrixDiagPart(s, middle), 0.5);
+  middle = MatrixSetDiag(s, middle, half_diagonal);
+  middle = MatrixBandPart(s, middle, -1, 0);
   Output x = BatchMatMul(s, BatchMatMul(s, l_inverse, middle, true, false), l_inverse, false,
                          false);
   Output x_t = BatchMatMul(s, BatchMatMul(s, l_inverse, middle, true, true), l_inverse, false,

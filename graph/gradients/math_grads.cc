@@ -153,8 +153,7 @@ absl::Status MatMulGrad(const Scope& s, const Operation& op, const Grads& dy, Gr
 // dy reshaped to the kept-dims shape and broadcast back over the reduced dimensions.
 Output BroadcastReduced(const Scope& s, const Output& x, const Output& axes,
                         const Output& g) {
-  Output shape = Shape(s, x);
-  return BroadcastTo(s, Reshape(s, g, grad::KeptDimsShape(s, shape, axes)), shape);
+  return grad::BroadcastOverAxes(s, g, Shape(s, x), axes);
 }
 
 absl::Status SumGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {

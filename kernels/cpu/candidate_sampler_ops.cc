@@ -13,7 +13,6 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <unordered_set>
 #include <vector>
 
@@ -35,14 +34,9 @@ class SimplePhilox {
     const uint32_t lo = single_(), hi = single_();
     return lo | static_cast<uint64_t>(hi) << 32;
   }
-  // 52 random mantissa bits in [1, 2), minus 1 (TF's Uint64ToDouble).
   double RandDouble() {
     const uint32_t x0 = single_(), x1 = single_();
-    const uint64_t mantissa = (static_cast<uint64_t>(x0 & 0xfffffu) << 32) | x1;
-    const uint64_t bits = (uint64_t{1023} << 52) | mantissa;
-    double result;
-    std::memcpy(&result, &bits, sizeof(result));
-    return result - 1.0;
+    return Uint64ToDouble(x0, x1);
   }
   uint64_t Uniform64(uint64_t n) { return n == 0 ? Rand64() * n : Rand64() % n; }
 

@@ -9,16 +9,20 @@
 //    a repeated singular value): they may differ from TF's by a sign per pair;
 //  - SelfAdjointEigV2(input, compute_v): eigenvalues ascending (syevd), eigenvectors the
 //    columns of v; reads the lower triangle, as TF's Eigen solver does.
-// A matrix LAPACK cannot converge on gets NaN results, as TF's GPU kernels give; empty
-// matrices give empty factors (identities where a full factor is square).
+// An SVD LAPACK cannot converge on gives NaN factors (TF's GPU kernel does the same; its
+// CPU kernel's Eigen solver does not report failure); an eigenproblem gives TF's
+// INVALID_ARGUMENT. Empty matrices give empty factors (identities where a full factor is
+// square).
 //
 // LAPACK is column-major: each matrix is copied into a column-major scratch (transposed)
 // and the factors transposed back, which costs nothing next to the O(n^3) work.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "graph/status_macros.h"
 #include "kernels/cpu/array_util.h"
 #include "kernels/cpu/kernel_util.h"
@@ -85,6 +89,18 @@ void Identity(int rows, int cols, T* out) {
   }
 }
 
+// A LAPACK call's failure other than non-convergence: a workspace beyond LAPACK's int
+// counts, or an argument LAPACK rejected (a bug here, reported as such).
+absl::Status LapackError(const OpKernelContext& ctx, int info, const char* routine,
+                         const Batch& b) {
+  if (info == lapack::kWorkspaceTooLarge) {
+    return KernelError(ctx, "Input matrix of ", b.m, "x", b.n,
+                       " needs more LAPACK workspace than an int counts");
+  }
+  return absl::InternalError(absl::StrCat("LAPACK ", routine, " rejected argument ", -info,
+                                          " for a ", b.m, "x", b.n, " matrix"));
+}
+
 template <typename T>
 void FillNaN(T* begin, int64_t count) {
   std::fill(begin, begin + count, std::numeric_limits<T>::quiet_NaN());
@@ -106,13 +122,13 @@ class QrOp : public OpKernel {
     OP_ASSIGN_OR_RETURN(ctx, Tensor * q, ctx->allocate_output(0, BatchShape(b, {m, rows})));
     OP_ASSIGN_OR_RETURN(ctx, Tensor * r, ctx->allocate_output(1, BatchShape(b, {rows, n})));
     // Q's columns are built over A's: the scratch has max(n, rows) columns.
+    if (q->NumElements() == 0) return;  // no rows, or no columns and not full
     std::vector<T> scratch(static_cast<size_t>(m) * std::max(n, rows));
     std::vector<T> tau(std::max(1, k));
     for (int64_t i = 0; i < b.count; ++i) {
       T* q_out = q->data<T>() + i * int64_t{m} * rows;
       T* r_out = r->data<T>() + i * int64_t{rows} * n;
-      if (m == 0) continue;
-      if (k == 0) {  // no columns: Q is the identity (full) or empty
+      if (k == 0) {  // no columns: Q is the identity
         Identity(m, rows, q_out);
         continue;
       }
@@ -125,11 +141,7 @@ class QrOp : public OpKernel {
         }
       }
       if (info == 0) info = lapack::Orgqr(m, rows, k, scratch.data(), tau.data());
-      if (info != 0) {
-        FillNaN(q_out, int64_t{m} * rows);
-        FillNaN(r_out, int64_t{rows} * n);
-        continue;
-      }
+      OP_REQUIRES(ctx, info == 0, LapackError(*ctx, info, "geqrf/orgqr", b));
       FromColumnMajor(scratch.data(), m, m, rows, q_out);
     }
   }
@@ -159,6 +171,7 @@ class SvdOp : public OpKernel {
                                              1, compute_uv_ ? BatchShape(b, {m, ucols}) : empty));
     OP_ASSIGN_OR_RETURN(ctx, Tensor * v, ctx->allocate_output(
                                              2, compute_uv_ ? BatchShape(b, {n, vcols}) : empty));
+    if (s->NumElements() == 0 && u->NumElements() == 0 && v->NumElements() == 0) return;
     std::vector<T> a(static_cast<size_t>(m) * n), u_cm, vt_cm;
     if (compute_uv_) {
       u_cm.resize(static_cast<size_t>(m) * ucols);
@@ -179,7 +192,8 @@ class SvdOp : public OpKernel {
       ToColumnMajor(input.data<T>() + i * int64_t{m} * n, m, n, a.data());
       const int info = lapack::Gesdd(job, m, n, a.data(), s_out, u_cm.data(), vt_cm.data(),
                                      compute_uv_ ? vcols : 1);
-      if (info != 0) {
+      OP_REQUIRES(ctx, info >= 0, LapackError(*ctx, info, "gesdd", b));
+      if (info > 0) {  // no convergence
         FillNaN(s_out, k);
         if (compute_uv_) {
           FillNaN(u_out, int64_t{m} * ucols);
@@ -205,6 +219,18 @@ class SvdOp : public OpKernel {
 
 // ---- SelfAdjointEigV2 -----------------------------------------------------------------
 
+// Whether the lower triangle of the n x n row-major `a` (what the solver reads) is finite:
+// TF's solver reports no convergence on NaN or infinity, LAPACK may return NaNs instead.
+template <typename T>
+bool AllFinite(const T* a, int n) {
+  for (int r = 0; r < n; ++r) {
+    for (int c = 0; c <= r; ++c) {
+      if (!std::isfinite(a[r * int64_t{n} + c])) return false;
+    }
+  }
+  return true;
+}
+
 // Row-major A's lower triangle is the upper triangle of the same memory read
 // column-major: syevd reads 'U' there, with no copy but into the scratch it overwrites.
 template <typename T>
@@ -222,19 +248,18 @@ class SelfAdjointEigOp : public OpKernel {
     OP_ASSIGN_OR_RETURN(ctx, Tensor * v, ctx->allocate_output(
                                              1, compute_v_ ? BatchShape(b, {n, n})
                                                            : TensorShape({0})));
+    if (n == 0) return;
     std::vector<T> a(static_cast<size_t>(n) * n);
     for (int64_t i = 0; i < b.count; ++i) {
-      if (n == 0) continue;
       const T* in = input.data<T>() + i * int64_t{n} * n;
       std::copy(in, in + int64_t{n} * n, a.begin());
       T* e_out = e->data<T>() + i * n;
-      const int info = lapack::Syevd(compute_v_, 'U', n, a.data(), e_out);
       T* v_out = compute_v_ ? v->data<T>() + i * int64_t{n} * n : nullptr;
-      if (info != 0) {
-        FillNaN(e_out, n);
-        if (compute_v_) FillNaN(v_out, int64_t{n} * n);
-        continue;
-      }
+      const int info = AllFinite(in, n) ? lapack::Syevd(compute_v_, 'U', n, a.data(), e_out) : 1;
+      OP_REQUIRES(ctx, info >= 0, LapackError(*ctx, info, "syevd", b));
+      OP_REQUIRES(ctx, info == 0,
+                  KernelError(*ctx, "Self-adjoint eigen decomposition was not successful. The "
+                                    "input might not be valid."));
       if (compute_v_) FromColumnMajor(a.data(), n, n, n, v_out);
     }
   }

@@ -1,6 +1,6 @@
-// The LAPACK routines the linear-algebra kernels use (linalg_ops.cc), from OpenBLAS
-// (libopenblas-dev, already linked for the double MatMul; it exports LAPACK's Fortran
-// symbols but not LAPACKE), typed for float and double.
+// The LAPACK routines the linear-algebra kernels use (linalg_ops.cc, decomposition_ops.cc),
+// from OpenBLAS (libopenblas-dev, already linked for the double MatMul; it exports
+// LAPACK's Fortran symbols but not LAPACKE), typed for float and double.
 //
 // LAPACK is column-major: a row-major matrix read as column-major is its transpose, which
 // the callers account for instead of copying where they can.
@@ -8,6 +8,8 @@
 #define DFLOW_KERNELS_CPU_LAPACK_H_
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -87,7 +89,23 @@ inline int PotrfUpper(int n, double* a) {
 }
 
 // The routines below take LAPACK's workspace query (lwork = -1) first, then run with the
-// size it asks for. Their matrices are column-major; info > 0: no convergence.
+// size it asks for. Their matrices are column-major; info > 0: no convergence; info < 0:
+// a bad argument, or kWorkspaceTooLarge.
+
+// A workspace LAPACK would need beyond its int count (or a failed query).
+inline constexpr int kWorkspaceTooLarge = -1000;
+
+// The size a workspace query returned, rounded up (a float may hold a rounded-down
+// count), or -1 when the query failed or the size exceeds an int.
+template <typename T>
+int WorkspaceSize(T size, int query_info) {
+  if (query_info != 0) return -1;
+  double rounded = static_cast<double>(size);
+  if (std::is_same_v<T, float>) rounded = std::nextafter(static_cast<float>(size), 1e30f);
+  rounded = std::ceil(rounded);
+  if (!(rounded <= std::numeric_limits<int>::max())) return -1;
+  return std::max(1, static_cast<int>(rounded));
+}
 
 // Householder QR of the m x n `a` (leading dimension m) in place: R in the upper triangle,
 // the reflectors below it and in `tau` (min(m, n) values).
@@ -103,7 +121,8 @@ int Geqrf(int m, int n, T* a, T* tau) {
     }
   };
   call(&size, &query);
-  lwork = std::max(1, static_cast<int>(size));
+  lwork = WorkspaceSize(size, info);
+  if (lwork < 0) return kWorkspaceTooLarge;
   std::vector<T> work(lwork);
   call(work.data(), &lwork);
   return info;
@@ -122,7 +141,8 @@ int Orgqr(int m, int cols, int k, T* a, const T* tau) {
     }
   };
   call(&size, &query);
-  lwork = std::max(1, static_cast<int>(size));
+  lwork = WorkspaceSize(size, info);
+  if (lwork < 0) return kWorkspaceTooLarge;
   std::vector<T> work(lwork);
   call(work.data(), &lwork);
   return info;
@@ -145,7 +165,8 @@ int Gesdd(char job, int m, int n, T* a, T* s, T* u, T* vt, int vtrows) {
     }
   };
   call(&size, &query);
-  lwork = std::max(1, static_cast<int>(size));
+  lwork = WorkspaceSize(size, info);
+  if (lwork < 0) return kWorkspaceTooLarge;
   std::vector<T> work(lwork);
   call(work.data(), &lwork);
   return info;
@@ -166,8 +187,9 @@ int Syevd(bool vectors, char uplo, int n, T* a, T* w) {
     }
   };
   call(&size, &query, &isize, &query);
-  lwork = std::max(1, static_cast<int>(size));
+  lwork = WorkspaceSize(size, info);
   liwork = std::max(1, isize);
+  if (lwork < 0) return kWorkspaceTooLarge;
   std::vector<T> work(lwork);
   std::vector<int> iwork(liwork);
   call(work.data(), &lwork, iwork.data(), &liwork);

@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 namespace dflow {
 
@@ -73,6 +74,16 @@ class PhiloxRandom {
   ResultType counter_ = {0, 0, 0, 0};
   std::array<uint32_t, 2> key_ = {0, 0};
 };
+
+// A double in [0, 1) from 52 random bits of two samples (TF's Uint64ToDouble: the bits as
+// the mantissa of a number in [1, 2), minus 1).
+inline double Uint64ToDouble(uint32_t x0, uint32_t x1) {
+  const uint64_t mantissa = (static_cast<uint64_t>(x0 & 0xfffffu) << 32) | x1;
+  const uint64_t bits = (uint64_t{1023} << 52) | mantissa;
+  double result;
+  std::memcpy(&result, &bits, sizeof(bits));
+  return result - 1.0;
+}
 
 // Hands out one sample at a time from a PhiloxRandom (TF's SingleSampleAdapter), for
 // distributions that consume a variable number of samples (rejection sampling).

@@ -19,11 +19,9 @@
 #include <array>
 #include <cmath>
 #include <cstring>
-#include <random>
 #include <type_traits>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
 #include "graph/status_macros.h"
 #include "kernels/cpu/array_util.h"
 #include "kernels/cpu/guarded_philox.h"
@@ -42,14 +40,6 @@ float Uint32ToFloat(uint32_t x) {
   float result;
   std::memcpy(&result, &bits, sizeof(bits));
   return result - 1.0f;
-}
-
-double Uint64ToDouble(uint32_t x0, uint32_t x1) {
-  const uint64_t mantissa = (static_cast<uint64_t>(x0 & 0xfffffu) << 32) | x1;
-  const uint64_t bits = (uint64_t{1023} << 52) | mantissa;
-  double result;
-  std::memcpy(&result, &bits, sizeof(bits));
-  return result - 1.0;
 }
 
 constexpr double kPi = 3.14159265358979323846;

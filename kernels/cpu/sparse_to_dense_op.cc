@@ -72,8 +72,8 @@ class SparseToDenseOp : public OpKernel {
                                   "shape ", indices.shape().DebugString()));
     const int64_t count = index_rank > 0 ? indices.shape().dim_size(0) : 1;
     const int64_t rank = index_rank > 1 ? indices.shape().dim_size(1) : 1;
-    OP_REQUIRES(ctx, dims.shape().dims() <= 1,
-                KernelError(*ctx, "output_shape should be a vector, got shape ",
+    OP_REQUIRES(ctx, dims.shape().dims() == 1,
+                KernelError(*ctx, "output_shape must be rank 1, got shape ",
                             dims.shape().DebugString()));
     OP_REQUIRES(ctx, dims.NumElements() == rank,
                 KernelError(*ctx, "output_shape has incorrect number of elements: ",
@@ -86,6 +86,8 @@ class SparseToDenseOp : public OpKernel {
                 KernelError(*ctx, "default_value should be a scalar."));
     absl::StatusOr<TensorShape> shape = TensorShape::Make(ReadIndices(dims));
     OP_REQUIRES(ctx, shape.ok(), KernelError(*ctx, shape.status().message()));
+    // A string default copied into every element must fit the session's limits.
+    OP_REQUIRES_OK(ctx, CheckReplicatedStrings(*ctx, fill, *shape));
     const std::vector<int64_t> flat_indices = ReadIndices(indices);
     if (validate_) OP_REQUIRES_OK(ctx, ValidateIndices(*ctx, flat_indices, count, rank, *shape));
     OP_ASSIGN_OR_RETURN(ctx, Tensor * output, ctx->allocate_output(0, *shape));

@@ -603,6 +603,54 @@ TEST_CASE("GatherNd, ScatterNd, ConcatOffset, TopKV2 and DenseBincount place the
   }
 }
 
+TEST_CASE("Qr, Svd and SelfAdjointEigV2 give their factors' shapes",
+          "[graph][shape_inference]") {
+  Builder b;
+  Node* tall = b.Placeholder("tall", S({2, 5, 3}));
+  Node* square = b.Placeholder("square", S({4, 4}));
+  Node* qr = b.Op("qr", "Qr", {tall}, {{"full_matrices", BoolAttr(false)}});
+  Node* qr_full = b.Op("qr_full", "Qr", {tall}, {{"full_matrices", BoolAttr(true)}});
+  Node* svd = b.Op("svd", "Svd", {tall},
+                   {{"compute_uv", BoolAttr(true)}, {"full_matrices", BoolAttr(false)}});
+  Node* values = b.Op("values", "Svd", {square},
+                      {{"compute_uv", BoolAttr(false)}, {"full_matrices", BoolAttr(false)}});
+  Node* eig = b.Op("eig", "SelfAdjointEigV2", {square}, {{"compute_v", BoolAttr(true)}});
+  Node* batch_eig = b.Op("batch_eig", "SelfAdjointEigV2",
+                         {b.Placeholder("batch", S({3, kU, 6}))},
+                         {{"compute_v", BoolAttr(true)}});
+  Infer(b);
+  CHECK(ShapeOf({qr, 0}) == S({2, 5, 3}));
+  CHECK(ShapeOf({qr, 1}) == S({2, 3, 3}));
+  CHECK(ShapeOf({qr_full, 0}) == S({2, 5, 5}));
+  CHECK(ShapeOf({qr_full, 1}) == S({2, 5, 3}));
+  CHECK(ShapeOf({svd, 0}) == S({2, 3}));
+  CHECK(ShapeOf({svd, 1}) == S({2, 5, 3}));
+  CHECK(ShapeOf({svd, 2}) == S({2, 3, 3}));
+  CHECK(ShapeOf({values, 1}) == S({0}));
+  CHECK(ShapeOf({eig, 0}) == S({4}));  // a rank-2 input: no batch dims
+  CHECK(ShapeOf({eig, 1}) == S({4, 4}));
+  CHECK(ShapeOf({batch_eig, 0}) == S({3, 6}));
+  CHECK(ShapeOf({batch_eig, 1}) == S({3, 6, 6}));
+}
+
+TEST_CASE("SparseToDense, SparseTensorDenseMatMul and candidate samplers place their dims",
+          "[graph][shape_inference]") {
+  Builder b;
+  Node* dense = b.Op("dense", "SparseToDense",
+                     {b.Placeholder("ix", S({kU, 2}), DT_INT32), b.Vector("out_shape", {3, 4}),
+                      b.Placeholder("vals", S({kU})), b.Placeholder("fill", S({}))},
+                     {{"validate_indices", BoolAttr(true)}});
+  Node* sampled = b.Op("sampled", "LogUniformCandidateSampler",
+                       {b.Placeholder("truth", S({8, 2}), DT_INT64)},
+                       {{"num_true", IntAttr(2)}, {"num_sampled", IntAttr(5)},
+                        {"unique", BoolAttr(true)}, {"range_max", IntAttr(30)}});
+  Infer(b);
+  CHECK(ShapeOf(dense) == S({3, 4}));
+  CHECK(ShapeOf({sampled, 0}) == S({5}));
+  CHECK(ShapeOf({sampled, 1}) == S({8, 2}));
+  CHECK(ShapeOf({sampled, 2}) == S({5}));
+}
+
 TEST_CASE("Shape, Size and Rank values feed later shape arguments",
           "[graph][shape_inference]") {
   Builder b;

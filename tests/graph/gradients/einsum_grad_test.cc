@@ -43,6 +43,10 @@ TEST_CASE("Einsum's gradient for one and two operands") {
       {"...ij->...ji", {{{2, 2, 3}}}},
       {"i...j->...j", {{{2, 2, 3}}}},
       {"...ij,kj->...k", {{{1, 2, 3}}, {{2, 3}}}},   // i summed out of the first alone
+      // A label summed out of an operand whose batch dims the other one broadcast.
+      {"...ij,...j->...j", {{{3, 4}}, {{5, 4}}}},
+      {"ij,...j->...j", {{{3, 4}}, {{5, 4}}}},
+      {"...ij,...j->...j", {{{3, 2, 4}}, {{2, 3, 4}}}},
       // Repeated labels: a diagonal, a trace, one inside a contraction.
       {"ii->i", {{{3, 3}}}},
       {"ii->", {{{3, 3}}}},

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -169,6 +170,10 @@ TEST_CASE("Decompositions refuse vectors and non-square eigenproblems", "[kernel
              Catch::EndsWith("Input tensor 0 must have rank >= 2, got 1"));
   CHECK_THAT(error("SelfAdjointEigV2", Make<float>({2, 3}, kWide), "compute_v"),
              Catch::EndsWith("Input matrix must be square."));
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  CHECK_THAT(error("SelfAdjointEigV2", Filled<float>({2, 2}, {1, 0, nan, 1}), "compute_v"),
+             Catch::EndsWith("Self-adjoint eigen decomposition was not successful. The input "
+                             "might not be valid."));
 }
 
 }  // namespace

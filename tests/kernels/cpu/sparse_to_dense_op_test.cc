@@ -75,6 +75,8 @@ TEST_CASE("SparseToDense refuses bad indices and shapes with TF's texts", "[kern
   CHECK_THAT(error(Run(Filled<int32_t>({1, 1, 1}, {1}), Filled<int32_t>({1}, {5}), zero, zero)),
              Catch::EndsWith("sparse_indices should be a scalar, vector, or matrix, got shape "
                              "[1,1,1]"));
+  CHECK_THAT(error(Run(Filled<int32_t>({}, {3}), Filled<int32_t>({}, {5}), zero, zero)),
+             Catch::EndsWith("output_shape must be rank 1, got shape []"));
   CHECK_THAT(error(Run(Filled<int32_t>({2}, {1, 3}), shape, zero, zero)),
              Catch::EndsWith("output_shape has incorrect number of elements: 2 should be: 1"));
   CHECK_THAT(error(Run(Filled<int32_t>({2}, {1, 3}), Filled<int32_t>({1}, {5}), zero,
