@@ -345,6 +345,51 @@ def wide_and_deep(r, resource):
                 y: (r.random((6, 1)) > 0.5).astype(np.float32)}
 
 
+def switchable_cnn(r, resource):
+  """tf.compat.v1.layers switched by an is_training placeholder_with_default (True when
+  unfed): dropout and batch_normalization built with tf.cond (control flow v1) on it, the
+  moving averages updated in the training branch; the learning rate fed as a
+  placeholder."""
+  from tf_keras.src.legacy_tf_layers import core, convolutional, normalization
+  x = v1.placeholder(tf.float32, [4, 6, 6, 2], name="x")
+  y = v1.placeholder(tf.int32, [4], name="labels")
+  v1.placeholder(tf.float32, [], name="learning_rate")
+  training = v1.placeholder_with_default(True, [], name="is_training")
+  h = convolutional.conv2d(x, 4, 3, padding="same",
+                           kernel_initializer=v1.glorot_uniform_initializer(seed=SEED + 21))
+  h = tf.nn.relu(normalization.batch_normalization(h, training=training))
+  h = core.dropout(core.flatten(h), rate=0.2, training=training, seed=SEED + 22)
+  logits = core.dense(h, 3, kernel_initializer=v1.glorot_uniform_initializer(seed=SEED + 23))
+  loss = v1.losses.sparse_softmax_cross_entropy(y, logits)
+  rate = v1.get_default_graph().get_tensor_by_name("learning_rate:0")
+  return loss, {x: r.standard_normal((4, 6, 6, 2)).astype(np.float32),
+                y: r.integers(0, 3, 4).astype(np.int32), rate: np.float32(0.01)}
+
+
+def while_loop_rnn(r, resource):
+  """A hand-written Elman RNN: tf.while_loop over the time steps reading inputs from one
+  TensorArray and writing states to another, the mean state fed to a Dense layer."""
+  x = v1.placeholder(tf.float32, [5, 3, 4], name="x")  # time-major
+  y = v1.placeholder(tf.int32, [3], name="labels")
+  w = v1.get_variable("w", [4, 6], use_resource=resource,
+                      initializer=v1.glorot_uniform_initializer(seed=SEED + 24))
+  u = v1.get_variable("u", [6, 6], use_resource=resource,
+                      initializer=v1.orthogonal_initializer(seed=SEED + 25))
+  inputs = tf.TensorArray(tf.float32, size=5).unstack(x)
+  states = tf.TensorArray(tf.float32, size=5)
+
+  def body(t, h, out):
+    h = tf.tanh(tf.matmul(inputs.read(t), w) + tf.matmul(h, u))
+    return t + 1, h, out.write(t, h)
+
+  _, _, states = v1.while_loop(lambda t, h, out: t < 5, body,
+                               [tf.constant(0), tf.zeros([3, 6]), states])
+  logits = dense(tf.reduce_mean(states.stack(), axis=0), 3, "logits", resource)
+  loss = v1.losses.sparse_softmax_cross_entropy(y, logits)
+  return loss, {x: r.standard_normal((5, 3, 4)).astype(np.float32),
+                y: r.integers(0, 3, 3).astype(np.int32)}
+
+
 MODELS = [
     # name, model, optimizer, resource variables, note
     ("mlp_gd", mlp, "gd", False, "MLP 20-32-5, sparse softmax cross-entropy, GradientDescent"),
@@ -412,6 +457,12 @@ MODELS = [
      "wide-and-deep: embedding_lookup_sparse (mean, sqrtn, sum combiners) over a fed "
      "SparseTensor, sparse_dense_matmul, dense tower; FTRL on the wide part and Adagrad on "
      "the deep part, one grouped train op"),
+    ("switchable_cnn_fed_rate_adam", switchable_cnn, "fed_rate_adam", False,
+     "tf.compat.v1.layers dropout and batch_normalization switched by an is_training "
+     "placeholder_with_default (tf.cond), Adam at a learning rate fed each step"),
+    ("while_loop_rnn_rmsprop", while_loop_rnn, "rmsprop", True,
+     "hand-written Elman RNN: tf.while_loop with TensorArray reads and writes; RMSProp on "
+     "resource variables"),
     ("transformer_adam", transformer, "adam", True,
      "transformer encoder block: einsum self-attention (ellipses), layer norm, exact GELU, "
      "residuals; Adam on resource variables"),
@@ -452,7 +503,14 @@ def wide_ftrl_deep_adagrad(_, loss):
                   v1.assign_add(step, 1), name="train")
 
 
-TRAIN_OPS = {"wide_ftrl_deep_adagrad": wide_ftrl_deep_adagrad,"clipped_decay_momentum": clipped_decay_momentum, "gd_ema": gd_ema}
+def fed_rate_adam(_, loss):
+  """Adam at the rate fed to the "learning_rate" placeholder."""
+  rate = v1.get_default_graph().get_tensor_by_name("learning_rate:0")
+  return v1.train.AdamOptimizer(rate).minimize(
+      loss, global_step=v1.train.get_or_create_global_step(), name="train")
+
+
+TRAIN_OPS = {"fed_rate_adam": fed_rate_adam, "wide_ftrl_deep_adagrad": wide_ftrl_deep_adagrad,"clipped_decay_momentum": clipped_decay_momentum, "gd_ema": gd_ema}
 
 
 def save_feed(out, tensor, value):
