@@ -390,6 +390,29 @@ def while_loop_rnn(r, resource):
                 y: r.integers(0, 3, 3).astype(np.int32)}
 
 
+def gpu_towers(r, resource):
+  """TF 1's multi-GPU tower pattern: the batch split in two, each half's loss and
+  gradients built under tf.device("/gpu:<i>") with the variables kept on /cpu:0 (a device
+  function), the towers' gradients averaged on the CPU by write()'s train op. Run with
+  allow_soft_placement (no GPU here: TF puts the towers on the CPU)."""
+  x = v1.placeholder(tf.float32, [8, 20], name="x")
+  y = v1.placeholder(tf.int32, [8], name="labels")
+  losses = []
+  for i, (xs, ys) in enumerate(zip(tf.split(x, 2), tf.split(y, 2))):
+    def place(op, i=i):
+      return "/cpu:0" if op.type in ("VariableV2", "VarHandleOp") else "/gpu:%d" % i
+    with v1.device(place), v1.variable_scope("model", reuse=i > 0):
+      h = dense(xs, 32, "hidden", resource, tf.nn.relu)
+      tower_loss = v1.losses.sparse_softmax_cross_entropy(
+          ys, dense(h, 5, "logits", resource), loss_collection=None)
+      v1.add_to_collection("tower_losses", tower_loss)
+      losses.append(tower_loss)
+  with tf.device("/cpu:0"):
+    loss = tf.add_n(losses) / 2.0
+  return loss, {x: r.standard_normal((8, 20)).astype(np.float32),
+                y: r.integers(0, 5, 8).astype(np.int32)}
+
+
 MODELS = [
     # name, model, optimizer, resource variables, note
     ("mlp_gd", mlp, "gd", False, "MLP 20-32-5, sparse softmax cross-entropy, GradientDescent"),
@@ -463,6 +486,9 @@ MODELS = [
     ("while_loop_rnn_rmsprop", while_loop_rnn, "rmsprop", True,
      "hand-written Elman RNN: tf.while_loop with TensorArray reads and writes; RMSProp on "
      "resource variables"),
+    ("gpu_towers_momentum", gpu_towers, "tower_momentum", True,
+     "TF 1's multi-GPU towers: tf.device(\"/gpu:i\") per half batch, variables on /cpu:0, "
+     "gradients averaged on the CPU and applied once (Momentum); allow_soft_placement"),
     ("transformer_adam", transformer, "adam", True,
      "transformer encoder block: einsum self-attention (ellipses), layer norm, exact GELU, "
      "residuals; Adam on resource variables"),
@@ -510,7 +536,21 @@ def fed_rate_adam(_, loss):
       loss, global_step=v1.train.get_or_create_global_step(), name="train")
 
 
-TRAIN_OPS = {"fed_rate_adam": fed_rate_adam, "wide_ftrl_deep_adagrad": wide_ftrl_deep_adagrad,"clipped_decay_momentum": clipped_decay_momentum, "gd_ema": gd_ema}
+def tower_momentum(_, loss):
+  """Each tower's gradients, averaged on /cpu:0 (add_n / towers), applied once."""
+  opt = OPTIMIZERS["momentum"]()
+  tower_grads = []
+  for i, tower_loss in enumerate(v1.get_collection("tower_losses")):
+    with tf.device("/gpu:%d" % i):
+      tower_grads.append(opt.compute_gradients(tower_loss))
+  with tf.device("/cpu:0"):
+    averaged = [(tf.add_n([g for g, _ in pairs]) / len(pairs), pairs[0][1])
+                for pairs in zip(*tower_grads)]
+    return opt.apply_gradients(averaged, global_step=v1.train.get_or_create_global_step(),
+                               name="train")
+
+
+TRAIN_OPS = {"tower_momentum": tower_momentum, "fed_rate_adam": fed_rate_adam, "wide_ftrl_deep_adagrad": wide_ftrl_deep_adagrad,"clipped_decay_momentum": clipped_decay_momentum, "gd_ema": gd_ema}
 
 
 def save_feed(out, tensor, value):
@@ -532,7 +572,9 @@ def write(name, build, optimizer, resource, note):
     with tf.control_dependencies(update_ops):
       train = TRAIN_OPS.get(optimizer, minimize)(optimizer, loss)
     saver = v1.train.Saver()
-    with v1.Session(graph=g) as s:
+    # Soft placement: the towers' /gpu:<i> go to the CPU on a machine without GPUs.
+    config = v1.ConfigProto(allow_soft_placement=True)
+    with v1.Session(graph=g, config=config) as s:
       s.run(v1.global_variables_initializer())
       saver.save(s, os.path.join(out, "init.ckpt"), write_meta_graph=False,
                  write_state=False)
@@ -551,6 +593,8 @@ def write(name, build, optimizer, resource, note):
       "losses": losses,
       "ops": sorted({n.op for n in g.as_graph_def().node}),
   }
+  if any(n.device for n in g.as_graph_def().node):
+    doc["allow_soft_placement"] = True
   with open(os.path.join(out, "expected.json"), "w") as f:
     json.dump(doc, f, indent=1)
     f.write("\n")
