@@ -107,12 +107,26 @@ int WorkspaceSize(T size, int query_info) {
   return std::max(1, static_cast<int>(rounded));
 }
 
+// Runs `call(work, lwork)` twice: as LAPACK's workspace query (lwork = -1), then with a
+// workspace of the size it asked for; `info` is what the calls set. Returns the last info,
+// or kWorkspaceTooLarge.
+template <typename T, typename Call>
+int WithWorkspace(const Call& call, const int& info) {
+  const int query = -1;
+  T size = 0;
+  call(&size, &query);
+  const int lwork = WorkspaceSize(size, info);
+  if (lwork < 0) return kWorkspaceTooLarge;
+  std::vector<T> work(lwork);
+  call(work.data(), &lwork);
+  return info;
+}
+
 // Householder QR of the m x n `a` (leading dimension m) in place: R in the upper triangle,
 // the reflectors below it and in `tau` (min(m, n) values).
 template <typename T>
 int Geqrf(int m, int n, T* a, T* tau) {
-  int info = 0, query = -1, lwork = 0;
-  T size = 0;
+  int info = 0;
   auto call = [&](T* work, const int* lw) {
     if constexpr (std::is_same_v<T, float>) {
       sgeqrf_(&m, &n, a, &m, tau, work, lw, &info);
@@ -120,19 +134,13 @@ int Geqrf(int m, int n, T* a, T* tau) {
       dgeqrf_(&m, &n, a, &m, tau, work, lw, &info);
     }
   };
-  call(&size, &query);
-  lwork = WorkspaceSize(size, info);
-  if (lwork < 0) return kWorkspaceTooLarge;
-  std::vector<T> work(lwork);
-  call(work.data(), &lwork);
-  return info;
+  return WithWorkspace<T>(call, info);
 }
 
 // The first `cols` columns of Q from Geqrf's `k` reflectors, over them in `a`.
 template <typename T>
 int Orgqr(int m, int cols, int k, T* a, const T* tau) {
-  int info = 0, query = -1, lwork = 0;
-  T size = 0;
+  int info = 0;
   auto call = [&](T* work, const int* lw) {
     if constexpr (std::is_same_v<T, float>) {
       sorgqr_(&m, &cols, &k, a, &m, tau, work, lw, &info);
@@ -140,12 +148,7 @@ int Orgqr(int m, int cols, int k, T* a, const T* tau) {
       dorgqr_(&m, &cols, &k, a, &m, tau, work, lw, &info);
     }
   };
-  call(&size, &query);
-  lwork = WorkspaceSize(size, info);
-  if (lwork < 0) return kWorkspaceTooLarge;
-  std::vector<T> work(lwork);
-  call(work.data(), &lwork);
-  return info;
+  return WithWorkspace<T>(call, info);
 }
 
 // SVD of the m x n `a` (destroyed) by divide and conquer: `job` 'N' (values only), 'S'
@@ -153,10 +156,9 @@ int Orgqr(int m, int cols, int k, T* a, const T* tau) {
 // vtrows x n (ld vtrows).
 template <typename T>
 int Gesdd(char job, int m, int n, T* a, T* s, T* u, T* vt, int vtrows) {
-  int info = 0, query = -1, lwork = 0;
+  int info = 0;
   int ldu = std::max(1, m), ldvt = std::max(1, vtrows);
   std::vector<int> iwork(8 * static_cast<size_t>(std::max(1, std::min(m, n))));
-  T size = 0;
   auto call = [&](T* work, const int* lw) {
     if constexpr (std::is_same_v<T, float>) {
       sgesdd_(&job, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, lw, iwork.data(), &info);
@@ -164,12 +166,7 @@ int Gesdd(char job, int m, int n, T* a, T* s, T* u, T* vt, int vtrows) {
       dgesdd_(&job, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, lw, iwork.data(), &info);
     }
   };
-  call(&size, &query);
-  lwork = WorkspaceSize(size, info);
-  if (lwork < 0) return kWorkspaceTooLarge;
-  std::vector<T> work(lwork);
-  call(work.data(), &lwork);
-  return info;
+  return WithWorkspace<T>(call, info);
 }
 
 // Eigenvalues (ascending, into w) and, with `vectors`, eigenvectors (the columns of `a`)
